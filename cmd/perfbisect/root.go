@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfbisect/perfbisect/internal/store"
+)
+
+// version is set at link time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
+
+// An app holds what every command shares: the output streams, the global
+// flags and lazily opened dependencies. Nothing here opens a database or a
+// repository until a command asks for it, so --help never does.
+type app struct {
+	stdout, stderr io.Writer
+	dbURL          string // --db or PERFBISECT_DB; empty means the embedded default
+	verbose        bool
+	log            *slog.Logger
+}
+
+// openStore opens the store named by --db / PERFBISECT_DB, applying
+// pending migrations.
+func (a *app) openStore(ctx context.Context) (*store.Store, error) {
+	return store.Open(ctx, a.dbURL, store.Options{Logger: a.log})
+}
+
+func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
+	a := &app{stdout: stdout, stderr: stderr}
+	cmd := &cobra.Command{
+		Use:   "perfbisect",
+		Short: "Find the commit that made MariaDB slower (or faster)",
+		Long: `perfbisect finds the commit where a database's throughput changed.
+
+It checks out MariaDB commits, builds them, runs a native Go port of
+sysbench's oltp_point_select against each, keeps every measurement in a
+store (an embedded SQLite file by default, Postgres for shared use) and
+searches the history with statistics strong enough to pin a 0.6 % step.`,
+		Version:       version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			if a.dbURL == "" {
+				a.dbURL = os.Getenv("PERFBISECT_DB")
+			}
+			level := slog.LevelWarn
+			if a.verbose {
+				level = slog.LevelDebug
+			}
+			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			return nil
+		},
+	}
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v (see '%s --help')", err, c.CommandPath())
+	})
+	cmd.SetVersionTemplate("perfbisect {{.Version}}\n")
+
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&a.dbURL, "db", "",
+		"store: a postgres:// URL or a SQLite file path (env PERFBISECT_DB; default "+store.DefaultPathHint()+")")
+	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
+
+	cmd.AddCommand(
+		newDBCmd(a),
+	)
+	return cmd
+}
+
+// noArgs is cobra.NoArgs with a usage error, so a stray argument exits 2.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
+	}
+	return nil
+}
+
+// exactArgs is cobra.ExactArgs with a usage error.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErrorf("%s takes %d argument(s), got %d (see '%s --help')",
+				cmd.CommandPath(), n, len(args), cmd.CommandPath())
+		}
+		return nil
+	}
+}
+
+var _ = fmt.Sprintf

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# scripts/test.sh: the whole test suite, on a fresh Debian machine with Go.
+#
+# It installs what the tests need (apt-get), starts a private PostgreSQL and
+# a private MariaDB (own data directories, sockets and ports under one
+# temporary directory), exports their addresses, runs go vet and go test,
+# and stops both servers on exit, also on failure or Ctrl-C.
+#
+# Environment it exports for the tests:
+#   PERFBISECT_TEST_PG          postgres:// URL of the private PostgreSQL
+#   PERFBISECT_TEST_MYSQL_SOCKET unix socket of the private mariadbd (user root, no password)
+#   PERFBISECT_TEST_MYSQL_PORT   its TCP port on 127.0.0.1
+# Extra arguments go to `go test` (for example: scripts/test.sh -run Store ./internal/store).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+log() { printf 'test.sh: %s\n' "$*" >&2; }
+
+# --- packages ---------------------------------------------------------------
+need_pkgs=()
+for pair in postgresql:/usr/lib/postgresql mariadb-server:/usr/sbin/mariadbd \
+	sysbench:/usr/bin/sysbench cmake:/usr/bin/cmake ninja-build:/usr/bin/ninja \
+	ccache:/usr/bin/ccache git:/usr/bin/git; do
+	pkg=${pair%%:*} path=${pair#*:}
+	[ -e "$path" ] || need_pkgs+=("$pkg")
+done
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+	log "installing ${need_pkgs[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# policy-rc.d 101: let no package start its system-wide service; we start our own.
+	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
+	rm -f /usr/sbin/policy-rc.d
+fi
+
+# --- private servers -----------------------------------------------------------
+work=$(mktemp -d /tmp/perfbisect-test.XXXXXX)
+chmod 755 "$work"
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+pg_data=$work/pg pg_port=${PERFBISECT_TEST_PG_PORT:-55432}
+my_data=$work/mysql my_port=${PERFBISECT_TEST_MYSQL_PORT:-53306}
+my_sock=$work/mysql.sock
+
+cleanup() {
+	status=$?
+	if [ -f "$pg_data/postmaster.pid" ]; then
+		su postgres -s /bin/sh -c "$pg_bin/pg_ctl -D '$pg_data' -m fast -w stop" >/dev/null 2>&1 || true
+	fi
+	if [ -f "$work/mysql.pid" ]; then
+		pid=$(cat "$work/mysql.pid")
+		kill "$pid" 2>/dev/null || true
+		for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+		kill -9 "$pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# PostgreSQL refuses to run as root: its data directory belongs to the
+# postgres user the package created.
+log "starting PostgreSQL ($pg_bin) on 127.0.0.1:$pg_port"
+install -d -o postgres -g postgres "$pg_data"
+su postgres -s /bin/sh -c "$pg_bin/initdb -D '$pg_data' -U perfbisect --auth=trust -E UTF8 >'$work/initdb.log' 2>&1" ||
+	{ cat "$work/initdb.log" >&2; exit 1; }
+su postgres -s /bin/sh -c "$pg_bin/pg_ctl -D '$pg_data' -l '$work/pg.log' -w -t 60 \
+	-o \"-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off\" start" >/dev/null ||
+	{ cat "$work/pg.log" >&2; exit 1; }
+su postgres -s /bin/sh -c "$pg_bin/createdb -h 127.0.0.1 -p $pg_port -U perfbisect perfbisect"
+export PERFBISECT_TEST_PG="postgres://perfbisect@127.0.0.1:$pg_port/perfbisect?sslmode=disable"
+
+log "starting MariaDB ($(/usr/sbin/mariadbd --version | awk '{print $3}')) on $my_sock and 127.0.0.1:$my_port"
+mariadb-install-db --no-defaults --datadir="$my_data" --user=root --auth-root-authentication-method=normal \
+	--skip-test-db >"$work/install-db.log" 2>&1 || { cat "$work/install-db.log" >&2; exit 1; }
+/usr/sbin/mariadbd --no-defaults --datadir="$my_data" --user=root --socket="$my_sock" \
+	--port="$my_port" --bind-address=127.0.0.1 --pid-file="$work/mysql.pid" \
+	--log-error="$work/mysql.err" --innodb-buffer-pool-size=512M --innodb-log-file-size=256M \
+	--innodb-flush-log-at-trx-commit=0 --skip-log-bin --max-connections=300 \
+	--local-infile=1 &
+for _ in $(seq 1 300); do
+	mariadb-admin --no-defaults --socket="$my_sock" -uroot ping >/dev/null 2>&1 && break
+	sleep 0.1
+done
+mariadb-admin --no-defaults --socket="$my_sock" -uroot ping >/dev/null || { tail -20 "$work/mysql.err" >&2; exit 1; }
+export PERFBISECT_TEST_MYSQL_SOCKET=$my_sock PERFBISECT_TEST_MYSQL_PORT=$my_port
+
+# --- Go -------------------------------------------------------------------------
+log "go vet ./..."
+go vet ./...
+log "go test ${*:-./...}"
+go test -count=1 -timeout 20m "${@:-./...}"
