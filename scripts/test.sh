@@ -63,12 +63,13 @@ trap 'exit 130' INT TERM
 # PostgreSQL refuses to run as root: its data directory belongs to the
 # postgres user the package created.
 log "starting PostgreSQL ($pg_bin) on 127.0.0.1:$pg_port"
-install -d -o postgres -g postgres "$pg_data"
-su postgres -s /bin/sh -c "$pg_bin/initdb -D '$pg_data' -U perfbisect --auth=trust -E UTF8 >'$work/initdb.log' 2>&1" ||
-	{ cat "$work/initdb.log" >&2; exit 1; }
-su postgres -s /bin/sh -c "$pg_bin/pg_ctl -D '$pg_data' -l '$work/pg.log' -w -t 60 \
-	-o \"-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off\" start" >/dev/null ||
-	{ cat "$work/pg.log" >&2; exit 1; }
+pg_run=$work/pgrun # logs and socket: written by the postgres user
+install -d -o postgres -g postgres "$pg_data" "$pg_run"
+su postgres -s /bin/sh -c "$pg_bin/initdb -D '$pg_data' -U perfbisect --auth=trust -E UTF8 >'$pg_run/initdb.log' 2>&1" ||
+	{ cat "$pg_run/initdb.log" >&2; exit 1; }
+su postgres -s /bin/sh -c "$pg_bin/pg_ctl -D '$pg_data' -l '$pg_run/pg.log' -w -t 60 \
+	-o \"-p $pg_port -k $pg_run -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off\" start" >/dev/null ||
+	{ cat "$pg_run/pg.log" >&2; exit 1; }
 su postgres -s /bin/sh -c "$pg_bin/createdb -h 127.0.0.1 -p $pg_port -U perfbisect perfbisect"
 export PERFBISECT_TEST_PG="postgres://perfbisect@127.0.0.1:$pg_port/perfbisect?sslmode=disable"
 
@@ -79,7 +80,7 @@ mariadb-install-db --no-defaults --datadir="$my_data" --user=root --auth-root-au
 	--port="$my_port" --bind-address=127.0.0.1 --pid-file="$work/mysql.pid" \
 	--log-error="$work/mysql.err" --innodb-buffer-pool-size=512M --innodb-log-file-size=256M \
 	--innodb-flush-log-at-trx-commit=0 --skip-log-bin --max-connections=300 \
-	--local-infile=1 &
+	--local-infile=1 >>"$work/mysql.err" 2>&1 &
 for _ in $(seq 1 300); do
 	mariadb-admin --no-defaults --socket="$my_sock" -uroot ping >/dev/null 2>&1 && break
 	sleep 0.1
@@ -88,7 +89,11 @@ mariadb-admin --no-defaults --socket="$my_sock" -uroot ping >/dev/null || { tail
 export PERFBISECT_TEST_MYSQL_SOCKET=$my_sock PERFBISECT_TEST_MYSQL_PORT=$my_port
 
 # --- Go -------------------------------------------------------------------------
-log "go vet ./..."
-go vet ./...
+# go vet the packages being tested: all of them unless arguments name some.
+vet_pkgs=()
+for a in "$@"; do case $a in ./* | ../*) vet_pkgs+=("$a") ;; esac; done
+[ ${#vet_pkgs[@]} -gt 0 ] || vet_pkgs=(./...)
+log "go vet ${vet_pkgs[*]}"
+go vet "${vet_pkgs[@]}"
 log "go test ${*:-./...}"
 go test -count=1 -timeout 20m "${@:-./...}"
