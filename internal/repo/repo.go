@@ -31,7 +31,7 @@ import (
 type Repo struct {
 	mu    sync.Mutex
 	g     *git.Repository
-	dir   string                   // worktree root (or the git dir of a bare repository)
+	dir   string                  // worktree root (or the git dir of a bare repository)
 	nodes map[plumbing.Hash]*node // commit graph cache; commits are immutable
 }
 
