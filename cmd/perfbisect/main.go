@@ -13,9 +13,9 @@ import (
 // Exit codes. Commands that need more (bisect: culprit found versus not
 // reproduced) define theirs beside these and return an *exitError.
 const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
 )
 
 func main() {
@@ -53,5 +53,5 @@ func run() int {
 	if ctx.Err() != nil {
 		return 130 // interrupted, as shells report SIGINT
 	}
-	return exitError
+	return exitFailure
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -93,5 +92,3 @@ func exactArgs(n int) cobra.PositionalArgs {
 		return nil
 	}
 }
-
-var _ = fmt.Sprintf
