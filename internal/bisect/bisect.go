@@ -1,0 +1,126 @@
+// Package bisect searches a commit range for the commits that changed a
+// benchmark's throughput, with statistics that are honest about noise.
+//
+// The engine depends on two small interfaces declared here, History and
+// Measurer, plus an optional Journal. It never builds, runs or stores
+// anything itself, so the same engine drives a real MariaDB pipeline, the
+// dry-run model and the synthetic histories of the tests and of
+// bench/accuracy.
+//
+// The search (Engine.Run):
+//
+//  1. Endpoints: good and bad are measured interleaved and compared with a
+//     group-sequential test (Mann-Whitney U, alpha split over the looks)
+//     AND a minimum effect. No difference: StatusNotReproduced.
+//  2. Power: from the endpoint noise, the runs a midpoint needs to be
+//     classified at the measured step. Above Config.MaxRuns the engine
+//     stops with StatusUnderpowered (unless Config.Force) and names the
+//     smallest detectable step.
+//  3. Non-ancestor good: the merge base is measured and both sides,
+//     merge-base..bad and merge-base..good, are tested like endpoints; each
+//     side that differs is bisected. Culprits on the good side are checked
+//     against the bad branch with History.EquivalentIn.
+//  4. Midpoints: a truncated sequential probability ratio test (SPRT)
+//     between "mean = low endpoint's mean" and "mean = high endpoint's
+//     mean", with the pooled run-to-run noise, decides like-low or like-high
+//     at error Config.ClassifyError each way. A commit still undecided at
+//     Config.MaxRuns, unbuildable, or crashing is skipped like git bisect
+//     skip; one that differs from both endpoints splits the range.
+//  5. Verification: each culprit is re-measured against its parent with
+//     Config.VerifyRuns fresh interleaved runs each: change, 95 % bootstrap
+//     interval, Mann-Whitney p-value.
+//  6. Several culprits: when the verified change explains clearly less
+//     than its range's difference, both remaining sub-ranges are tested and
+//     bisected in turn, up to Config.MaxCulprits.
+//
+// Resume: the engine is deterministic given the samples it receives, and
+// it asks for samples by index (Measurer.Measure(ctx, c, first, n)). A
+// Measurer backed by a store that returns stored samples for indices it
+// already has therefore resumes a killed bisect without re-measuring; so
+// does a Journal, whose recorded steps are replayed before the Measurer
+// is asked for anything new.
+package bisect
+
+import (
+	"context"
+	"errors"
+)
+
+// A Commit names one commit of the history.
+type Commit struct {
+	Hash    string `json:"hash"`    // full hex hash, the identity
+	Short   string `json:"short"`   // abbreviated hash, as reports print it
+	Subject string `json:"subject"` // first line of the message
+}
+
+// String returns "short subject".
+func (c Commit) String() string {
+	if c.Subject == "" {
+		return c.Short
+	}
+	return c.Short + " " + c.Subject
+}
+
+// A History answers the engine's questions about the commit graph. All
+// hashes are full hashes as returned in Commit.Hash.
+type History interface {
+	// Resolve turns a revision as a user types it (tag, branch, short or
+	// full hash) into a commit.
+	Resolve(ctx context.Context, rev string) (Commit, error)
+	// Range returns the commits in (from, to] along to's first-parent
+	// chain, oldest first, so the last element is to. It stops before from,
+	// or before the first commit that is an ancestor of from. It returns an
+	// empty slice when to is from or an ancestor of it.
+	Range(ctx context.Context, from, to string) ([]Commit, error)
+	// MergeBase returns the best common ancestor of a and b.
+	MergeBase(ctx context.Context, a, b string) (Commit, error)
+	// IsAncestor reports whether ancestor is reachable from descendant
+	// (a commit is its own ancestor).
+	IsAncestor(ctx context.Context, ancestor, descendant string) (bool, error)
+	// EquivalentIn looks for a change equivalent to commit change (same
+	// patch-id, or a cherry-pick marker) among the commits in (from, to]. It
+	// returns that commit and true when there is one.
+	EquivalentIn(ctx context.Context, change, from, to string) (Commit, bool, error)
+}
+
+// A Measurer produces samples: one sample is the throughput (TPS) of one
+// timed run of the workload on a build of a commit. Higher is faster.
+type Measurer interface {
+	// Measure returns samples number first .. first+n-1 (0-based) of
+	// commit c, in order. The engine asks for consecutive index ranges and
+	// never asks for an index twice in one run, so a plain Measurer just
+	// runs the workload n times. A Measurer backed by a store returns the
+	// samples it already holds for those indices (same commit, workload
+	// configuration and environment) and measures only the missing ones;
+	// that is how a killed bisect resumes and how earlier bisects' runs are
+	// reused.
+	//
+	// An error wrapping ErrUnbuildable or ErrCrashed marks the commit as
+	// skipped (like git bisect skip); the engine asks no more of it. Any
+	// other error, or a cancelled ctx, ends the bisect with that error.
+	Measure(ctx context.Context, c Commit, first, n int) ([]float64, error)
+}
+
+// ErrUnbuildable is wrapped by a Measurer's error when a commit does not
+// build (or does not configure). The commit is skipped.
+var ErrUnbuildable = errors.New("unbuildable")
+
+// ErrCrashed is wrapped by a Measurer's error when the built server fails
+// to start or dies during a run. The commit is skipped.
+var ErrCrashed = errors.New("crashed")
+
+// A Journal keeps the steps of one bisect as they are decided, so that a
+// killed bisect can be resumed with the same Config. It is optional.
+type Journal interface {
+	// Load returns the steps recorded so far, in order (none for a new
+	// bisect).
+	Load(ctx context.Context) ([]Step, error)
+	// Record appends one step. The engine calls it for every batch of
+	// samples, every failed measurement and every verdict, in order, and
+	// never for a step it replayed from Load.
+	Record(ctx context.Context, s Step) error
+}
+
+// A Progress receives events as the bisect advances (for stderr). It is
+// called from the goroutine running Engine.Run.
+type Progress func(Event)

@@ -1,0 +1,285 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// An Engine bisects with a History and a Measurer. Journal and Progress
+// are optional. The zero Config is invalid: start from DefaultConfig.
+type Engine struct {
+	History  History
+	Measurer Measurer
+	Journal  Journal
+	Progress Progress
+	Config   Config
+}
+
+// A run is the state of one Engine.Run.
+type run struct {
+	cfg      Config
+	h        History
+	l        *ledger
+	res      *Result
+	compares uint64  // seeds each bootstrap deterministically
+	levelN   int     // samples each range endpoint gets before its midpoints
+	mergeB   *Commit // merge base of a non-ancestor good
+	verdicts map[string][]Verdict
+}
+
+// Run bisects between good (old, the reference) and bad (new) and returns
+// what it found. Errors are reserved for failures (a revision that does
+// not resolve, an empty range, a Measurer or Journal error, a cancelled
+// ctx); "no difference" and "too noisy" are statuses of the Result.
+func (e *Engine) Run(ctx context.Context, good, bad string) (*Result, error) {
+	if e.History == nil || e.Measurer == nil {
+		return nil, errors.New("bisect: engine needs a History and a Measurer")
+	}
+	if err := e.Config.Validate(); err != nil {
+		return nil, err
+	}
+	l, err := newLedger(ctx, e.Measurer, e.Journal, e.Progress)
+	if err != nil {
+		return nil, err
+	}
+	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{},
+		res: &Result{Config: e.Config}}
+	spans, err := r.plan(ctx, good, bad)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.bisect(ctx, spans); err != nil {
+		return nil, err
+	}
+	if len(l.replay) > 0 {
+		r.warnf("the journal holds %d steps this bisect did not reach", len(l.replay))
+	}
+	r.finish()
+	return r.res, nil
+}
+
+// plan resolves the revisions and lists the ranges to bisect.
+func (r *run) plan(ctx context.Context, good, bad string) ([]span, error) {
+	g, err := r.h.Resolve(ctx, good)
+	if err != nil {
+		return nil, fmt.Errorf("resolving good %q: %w", good, err)
+	}
+	b, err := r.h.Resolve(ctx, bad)
+	if err != nil {
+		return nil, fmt.Errorf("resolving bad %q: %w", bad, err)
+	}
+	if g.Hash == b.Hash {
+		return nil, fmt.Errorf("good %q and bad %q are the same commit %s", good, bad, g.Short)
+	}
+	r.res.Good, r.res.Bad = g, b
+	anc, err := r.h.IsAncestor(ctx, g.Hash, b.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("is %s an ancestor of %s: %w", g.Short, b.Short, err)
+	}
+	if anc {
+		cs, err := r.h.Range(ctx, g.Hash, b.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s..%s: %w", g.Short, b.Short, err)
+		}
+		if len(cs) == 0 {
+			return nil, fmt.Errorf("empty range %s..%s", g.Short, b.Short)
+		}
+		return []span{{commits: append([]Commit{g}, cs...), branch: BranchBad, tested: true}}, nil
+	}
+	mb, err := r.h.MergeBase(ctx, g.Hash, b.Hash)
+	if err != nil {
+		return nil, fmt.Errorf("merge base of %s and %s: %w", g.Short, b.Short, err)
+	}
+	r.mergeB = &mb
+	r.res.MergeBase = &mb
+	var spans []span
+	for _, side := range []struct {
+		end    Commit
+		branch string
+	}{{b, BranchBad}, {g, BranchGood}} {
+		cs, err := r.h.Range(ctx, mb.Hash, side.end.Hash)
+		if err != nil {
+			return nil, fmt.Errorf("listing %s..%s: %w", mb.Short, side.end.Short, err)
+		}
+		if len(cs) > 0 {
+			spans = append(spans, span{commits: append([]Commit{mb}, cs...), branch: side.branch})
+		}
+	}
+	return spans, nil
+}
+
+// bisect runs the endpoint and power checks, then searches spans.
+func (r *run) bisect(ctx context.Context, spans []span) error {
+	g, b := r.res.Good, r.res.Bad
+	ch, ok, err := r.compareSeq(ctx, "endpoints", g, b, r.cfg.Alpha)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("endpoints: %w", errSkippedEndpoint(r.l, g, b))
+	}
+	r.res.Endpoints = ch
+	r.res.Regression = ch.Delta < 0
+	if err := r.verdict(ctx, "endpoints", g, VerdictGood); err != nil {
+		return err
+	}
+	if err := r.verdict(ctx, "endpoints", b, VerdictBad); err != nil {
+		return err
+	}
+	if !ch.Differs {
+		r.res.Status = StatusNotReproduced
+		r.event("endpoints", "not reproduced: %s vs %s differ by %+.2f %% (p=%.3g), need p<%.3g and at least %.2f %%",
+			g.Short, b.Short, 100*ch.Delta, ch.P, r.cfg.Alpha, 100*r.cfg.MinEffect)
+		return nil
+	}
+	if r.cfg.Improvement && r.res.Regression {
+		r.warnf("an improvement was asked for, but bad %s is %.2f %% slower than good %s: bisecting the regression", b.Short, -100*ch.Delta, g.Short)
+	}
+	if !r.power() {
+		r.res.Status = StatusUnderpowered
+		return nil
+	}
+	if r.mergeB != nil {
+		if spans, err = r.sides(ctx, spans); err != nil {
+			return err
+		}
+	}
+	return r.search(ctx, spans)
+}
+
+func errSkippedEndpoint(l *ledger, cs ...Commit) error {
+	for _, c := range cs {
+		if s, bad := l.failed[c.Hash]; bad {
+			return fmt.Errorf("%s is %s: %s", c.Short, s.Reason, s.Detail)
+		}
+	}
+	return errors.New("endpoint skipped")
+}
+
+// power fills Result.Power and says whether bisecting makes sense.
+func (r *run) power() bool {
+	sd, df := pooledSD(r.groups())
+	gm := r.res.Endpoints.OldMean
+	r.res.Noise = Noise{SD: sd, CV: sd / gm, Runs: df}
+	step := math.Abs(r.res.Endpoints.NewMean - r.res.Endpoints.OldMean)
+	p := Power{StepSDs: math.Inf(1), RunsNeeded: r.cfg.MinRuns}
+	if sd > 0 {
+		p.StepSDs = step / sd
+		p.RunsNeeded = max(r.cfg.MinRuns, runsNeeded(p.StepSDs, r.cfg.ClassifyError))
+		p.MinDetectable = minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError) * sd / gm
+	} else {
+		p.StepSDs = 1e9 // noiseless: JSON cannot carry +Inf
+	}
+	p.Enough = p.RunsNeeded <= r.cfg.MaxRuns
+	r.res.Power = p
+	r.levelN = max(2*r.cfg.EndpointRuns, min(2*p.RunsNeeded, 3*r.cfg.MaxRuns))
+	if p.Enough {
+		return true
+	}
+	msg := fmt.Sprintf("the step (%.2f %%, %.2f run sds) needs about %d runs per commit, above max runs %d; the smallest step %d runs can classify is %.2f %%",
+		100*math.Abs(r.res.Endpoints.Delta), p.StepSDs, p.RunsNeeded, r.cfg.MaxRuns, r.cfg.MaxRuns, 100*p.MinDetectable)
+	if !r.cfg.Force {
+		r.warnf("%s: not bisecting (force to try anyway)", msg)
+		r.event("power", "%s", msg)
+		return false
+	}
+	r.warnf("%s: bisecting anyway (forced); expect skipped commits", msg)
+	return true
+}
+
+// sides tests merge-base..bad and merge-base..good, each at half the
+// alpha, and keeps the sides that differ.
+func (r *run) sides(ctx context.Context, spans []span) ([]span, error) {
+	mb := *r.mergeB
+	r.event("merge-base", "%s is not an ancestor of %s: measuring merge base %s", r.res.Good.Short, r.res.Bad.Short, mb.Short)
+	var keep []span
+	likeG, likeB := true, true
+	for _, end := range []Commit{r.res.Bad, r.res.Good} {
+		ch, ok, err := r.compareSeq(ctx, "merge-base", mb, end, r.cfg.Alpha/2)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("merge base: %w", errSkippedEndpoint(r.l, mb, end))
+		}
+		if end == r.res.Bad {
+			likeB = !ch.Differs
+		} else {
+			likeG = !ch.Differs
+		}
+		for _, s := range spans {
+			if s.last().Hash == end.Hash && ch.Differs {
+				s.tested = true
+				keep = append(keep, s)
+			}
+		}
+	}
+	if err := r.verdict(ctx, "merge-base", mb, VerdictMergeBase); err != nil {
+		return nil, err
+	}
+	switch {
+	case likeG && likeB:
+		r.res.MergeBaseLike = "both"
+		r.warnf("merge base %s is within noise of both good and bad: neither side shows a clear change", mb.Short)
+	case likeG:
+		r.res.MergeBaseLike = "good"
+	case likeB:
+		r.res.MergeBaseLike = "bad"
+	default:
+		r.res.MergeBaseLike = "neither"
+	}
+	r.event("merge-base", "merge base %s performs like %s", mb.Short, r.res.MergeBaseLike)
+	return keep, nil
+}
+
+// compareSeq compares old and new in up to EndpointLooks looks of
+// EndpointRuns more interleaved runs each, at alpha/looks per look. It
+// stops early when they differ, or when the 95 % interval lies within
+// MinEffect. ok is false when a commit was skipped.
+func (r *run) compareSeq(ctx context.Context, phase string, old, new Commit, alpha float64) (Change, bool, error) {
+	looks := r.cfg.EndpointLooks
+	var ch Change
+	for k := 1; k <= looks; k++ {
+		ok, err := r.l.interleave(ctx, phase, old, new, k*r.cfg.EndpointRuns)
+		if !ok || err != nil {
+			return ch, ok, err
+		}
+		ch = r.compare(r.l.samples[old.Hash], r.l.samples[new.Hash], alpha/float64(looks))
+		if ch.Differs || (ch.CILow > -r.cfg.MinEffect && ch.CIHigh < r.cfg.MinEffect) {
+			break
+		}
+	}
+	return ch, true, nil
+}
+
+func (r *run) compare(old, new []float64, alpha float64) Change {
+	r.compares++
+	rng := rand.New(rand.NewPCG(uint64(r.cfg.Seed), r.compares))
+	return compare(old, new, alpha, r.cfg.MinEffect, rng)
+}
+
+// groups returns the samples of every measured commit.
+func (r *run) groups() [][]float64 {
+	gs := make([][]float64, 0, len(r.l.order))
+	for _, c := range r.l.order {
+		gs = append(gs, r.l.samples[c.Hash])
+	}
+	return gs
+}
+
+// verdict notes and journals a verdict about c.
+func (r *run) verdict(ctx context.Context, phase string, c Commit, v Verdict) error {
+	r.verdicts[c.Hash] = append(r.verdicts[c.Hash], v)
+	return r.l.record(ctx, Step{Phase: phase, Commit: c, Verdict: v})
+}
+
+func (r *run) warnf(format string, args ...any) {
+	r.res.Warnings = append(r.res.Warnings, fmt.Sprintf(format, args...))
+}
+
+func (r *run) event(phase, format string, args ...any) {
+	r.l.progress(Event{Phase: phase, Message: fmt.Sprintf(format, args...)})
+}

@@ -1,0 +1,87 @@
+package bisect
+
+import (
+	"context"
+	"fmt"
+	"math"
+)
+
+// verify re-measures culprit c against its parent with VerifyRuns fresh
+// interleaved runs each and fills in the culprit's verified effect.
+func (r *run) verify(ctx context.Context, s span, parent, c Commit) (Culprit, error) {
+	cu := Culprit{Commit: c, Parent: parent, Branch: s.branch}
+	r.event("verify", "verifying %s against its parent %s with %d runs each", c.Short, parent.Short, r.cfg.VerifyRuns)
+	p0, c0 := len(r.l.samples[parent.Hash]), len(r.l.samples[c.Hash])
+	for i := 0; i < r.cfg.VerifyRuns; i++ {
+		for _, x := range []Commit{parent, c} {
+			ok, err := r.l.fetch(ctx, "verify", x, 1)
+			if err != nil {
+				return cu, err
+			}
+			if !ok {
+				r.skip(x, r.l.failed[x.Hash].Reason)
+				r.warnf("could not verify %s: %s became %s", c.Short, x.Short, r.l.failed[x.Hash].Reason)
+				return cu, nil
+			}
+		}
+	}
+	ch := r.compare(r.l.samples[parent.Hash][p0:], r.l.samples[c.Hash][c0:], r.cfg.Alpha)
+	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
+	cu.Effect = ch
+	cu.Regression = ch.Delta < 0
+	cu.Verified = ch.Differs && (ch.Delta < 0) == (spanDelta < 0)
+	if spanDelta != 0 {
+		cu.ShareOfRange = ch.Delta / spanDelta
+	}
+	v := VerdictBad
+	if !cu.Verified {
+		v = VerdictAmbiguous
+		r.warnf("%s did not verify against its parent %s: %+.2f %% [%+.2f, %+.2f], p=%.3g",
+			c.Short, parent.Short, 100*ch.Delta, 100*ch.CILow, 100*ch.CIHigh, ch.P)
+	}
+	r.event("verify", "%s: %+.2f %% [%+.2f %%, %+.2f %%] p=%.3g: %s", c.Short,
+		100*ch.Delta, 100*ch.CILow, 100*ch.CIHigh, ch.P, map[bool]string{true: "verified", false: "not verified"}[cu.Verified])
+	_ = v
+	if s.branch == BranchGood && r.mergeB != nil {
+		eq, found, err := r.h.EquivalentIn(ctx, c.Hash, r.mergeB.Hash, r.res.Bad.Hash)
+		if err != nil {
+			return cu, fmt.Errorf("looking for %s on the bad branch: %w", c.Short, err)
+		}
+		cu.CheckedBadBranch = true
+		if found {
+			cu.EquivalentOnBad = &eq
+		}
+	}
+	return cu, nil
+}
+
+// finish fills in the summary fields of the result.
+func (r *run) finish() {
+	res := r.res
+	for _, c := range r.l.order {
+		xs := r.l.samples[c.Hash]
+		m := Measured{Commit: c, Samples: append([]float64{}, xs...), Mean: mean(xs), Verdicts: r.verdicts[c.Hash]}
+		if f, ok := r.l.failed[c.Hash]; ok {
+			m.Error = f.Detail
+			r.skip(c, f.Reason)
+		}
+		res.Commits = append(res.Commits, m)
+	}
+	if sd, df := pooledSD(r.groups()); df > 0 && res.Endpoints.OldMean > 0 {
+		res.Noise = Noise{SD: sd, CV: sd / res.Endpoints.OldMean, Runs: df}
+	}
+	res.TotalRuns = r.l.runs
+	res.Builds = len(r.l.order)
+	if res.Status != "" {
+		return
+	}
+	res.Status = StatusInconclusive
+	for _, c := range res.Culprits {
+		if c.Verified {
+			res.Status = StatusFound
+		}
+	}
+	if math.IsInf(res.Power.StepSDs, 0) {
+		res.Power.StepSDs = 1e9
+	}
+}
