@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/store"
+)
+
+// A Sampler takes one timed run of the workload on a commit: a real
+// MariaDB build, or the AHI model reading the commit's knobs.
+type Sampler interface {
+	// Sample takes run number index (0-based) of commit c. The returned
+	// run needs only its measured fields (TPS, QPS, latency, series,
+	// timings); the Measurer fills in commit, workload, configuration and
+	// environment. An error wrapping bisect.ErrUnbuildable or
+	// bisect.ErrCrashed skips the commit.
+	Sample(ctx context.Context, c bisect.Commit, index int) (*store.Run, error)
+}
+
+// A Workload identifies comparable runs: equal ConfigHash and Environment
+// mean the samples may be pooled.
+type Workload struct {
+	Name        string          // "oltp_point_select"
+	Config      json.RawMessage // the full configuration, stored with each run
+	ConfigHash  string          // hash of Config and anything else that changes the numbers
+	Environment store.Environment
+}
+
+// A Measurer is a bisect.Measurer that keeps every sample in the store.
+// Samples already stored for the same commit, workload configuration and
+// environment are returned instead of measured again (a killed bisect
+// resumes; a later bisect reuses earlier runs); missing ones are taken
+// from the Sampler and stored, each in its own transaction, as soon as it
+// is taken.
+type Measurer struct {
+	Store   *store.Store
+	Sampler Sampler
+	// Commit describes a commit for the store (author, time).
+	Commit   func(ctx context.Context, hash string) (store.Commit, error)
+	Workload Workload
+	// Fresh ignores stored samples taken before this Measurer was made.
+	Fresh bool
+	// Log receives one line per run taken (stderr); nil for none.
+	Log io.Writer
+
+	envID string
+	known map[string]bool       // commits stored
+	fresh map[string][]float64 // with Fresh: this process's samples
+	// Taken and Reused count samples measured now and read from the store.
+	Taken, Reused int
+}
+
+var _ bisect.Measurer = (*Measurer)(nil)
+
+// Measure implements bisect.Measurer.
+func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
+	if err := m.prepare(ctx, c); err != nil {
+		return nil, err
+	}
+	have, err := m.stored(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, 0, n)
+	for i := first; i < first+n; i++ {
+		if i < len(have) {
+			out = append(out, have[i])
+			m.Reused++
+			continue
+		}
+		if i > len(have) {
+			return nil, fmt.Errorf("measuring %s: asked for sample %d with only %d stored", c.Short, i, len(have))
+		}
+		tps, err := m.take(ctx, c, i)
+		if err != nil {
+			return nil, err
+		}
+		have = append(have, tps)
+		out = append(out, tps)
+	}
+	return out, nil
+}
+
+// prepare stores the environment and the commit once.
+func (m *Measurer) prepare(ctx context.Context, c bisect.Commit) error {
+	if m.known == nil {
+		id, err := m.Store.PutEnvironment(ctx, m.Workload.Environment)
+		if err != nil {
+			return err
+		}
+		m.envID, m.known, m.fresh = id, map[string]bool{}, map[string][]float64{}
+	}
+	if m.known[c.Hash] {
+		return nil
+	}
+	sc, err := m.Commit(ctx, c.Hash)
+	if err != nil {
+		return fmt.Errorf("describing %s: %w", c.Short, err)
+	}
+	if err := m.Store.PutCommit(ctx, sc); err != nil {
+		return err
+	}
+	m.known[c.Hash] = true
+	return nil
+}
+
+// stored returns the commit's successful samples in the order they were taken.
+func (m *Measurer) stored(ctx context.Context, c bisect.Commit) ([]float64, error) {
+	if m.Fresh {
+		return m.fresh[c.Hash], nil
+	}
+	runs, err := m.Store.Runs(ctx, store.RunFilter{CommitHash: c.Hash, ConfigHash: m.Workload.ConfigHash,
+		EnvironmentID: m.envID, Status: store.RunOK})
+	if err != nil {
+		return nil, err
+	}
+	tps := make([]float64, len(runs))
+	for i, r := range runs {
+		tps[i] = r.TPS
+	}
+	return tps, nil
+}
+
+// take measures sample index of c and stores it, also when it failed.
+func (m *Measurer) take(ctx context.Context, c bisect.Commit, index int) (float64, error) {
+	run, err := m.Sampler.Sample(ctx, c, index)
+	if ctx.Err() != nil {
+		return 0, ctx.Err() // an interrupted run is not a measurement: store nothing
+	}
+	if err != nil {
+		if errors.Is(err, bisect.ErrCrashed) {
+			failed := &store.Run{Status: store.RunCrashed, Error: err.Error()}
+			m.fill(failed, c)
+			if serr := m.Store.AddRun(ctx, failed); serr != nil {
+				return 0, errors.Join(err, serr)
+			}
+		}
+		return 0, err
+	}
+	m.fill(run, c)
+	if err := m.Store.AddRun(ctx, run); err != nil {
+		return 0, err
+	}
+	m.Taken++
+	if m.Fresh {
+		m.fresh[c.Hash] = append(m.fresh[c.Hash], run.TPS)
+	}
+	if m.Log != nil {
+		fmt.Fprintf(m.Log, "  %s run %d: %.1f tps\n", c.Short, index+1, run.TPS)
+	}
+	return run.TPS, nil
+}
+
+func (m *Measurer) fill(r *store.Run, c bisect.Commit) {
+	r.ID = ""
+	r.CommitHash, r.Workload = c.Hash, m.Workload.Name
+	r.ConfigHash, r.Config, r.EnvironmentID = m.Workload.ConfigHash, m.Workload.Config, m.envID
+	if r.Status == "" {
+		r.Status = store.RunOK
+	}
+}
