@@ -49,7 +49,7 @@ type Measurer struct {
 	Log io.Writer
 
 	envID string
-	known map[string]bool       // commits stored
+	known map[string]bool      // commits stored
 	fresh map[string][]float64 // with Fresh: this process's samples
 	// Taken and Reused count samples measured now and read from the store.
 	Taken, Reused int
