@@ -152,19 +152,19 @@ func (b *Builder) build(ctx context.Context, src Source, p *progress) (*Artifact
 		return nil, fmt.Errorf("building %s: export: %w", src.Name(), err)
 	}
 	if err := b.configure(ctx, log, p); err != nil {
-		return nil, b.failure(ctx, src, "configure", err)
+		return nil, b.failure(ctx, src, p, "configure", err)
 	}
 	if step, err := b.compile(ctx, log, p); err != nil {
-		return nil, b.failure(ctx, src, step, err)
+		return nil, b.failure(ctx, src, p, step, err)
 	}
 	prefix := b.Prefix(tree)
 	if err := b.install(ctx, log, p, prefix); err != nil {
-		return nil, b.failure(ctx, src, "install", err)
+		return nil, b.failure(ctx, src, p, "install", err)
 	}
 	a, err := b.finish(src, prefix, log, logPath, time.Since(start), p)
 	if err != nil {
 		os.RemoveAll(prefix)
-		return nil, b.failure(ctx, src, "binary", err)
+		return nil, b.failure(ctx, src, p, "binary", err)
 	}
 	return a, nil
 }
@@ -173,7 +173,7 @@ func (b *Builder) build(ctx context.Context, src Source, p *progress) (*Artifact
 // cancellation as such, a tool that exited non-zero or a missing binary
 // as an *Error, anything else (a tool that could not start, a disk
 // error) as a plain error.
-func (b *Builder) failure(ctx context.Context, src Source, step string, err error) error {
+func (b *Builder) failure(ctx context.Context, src Source, p *progress, step string, err error) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("building %s: %s: %w", src.Name(), step, ctx.Err())
 	}
@@ -182,6 +182,7 @@ func (b *Builder) failure(ctx context.Context, src Source, step string, err erro
 		return fmt.Errorf("building %s: %s: %w", src.Name(), step, err)
 	}
 	logPath := b.LogPath(src.TreeHash())
+	p.phase("%s FAILED, log %s", step, logPath)
 	return &Error{
 		Source:   src.Name(),
 		TreeHash: src.TreeHash(),

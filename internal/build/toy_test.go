@@ -39,9 +39,9 @@ int b(void);
 int c(void);
 int main(void) { printf("%d\n", a() + b() + c()); return 0; }
 `,
-	"a.c": "int a(void) {\n  /* first */\n  return 1;\n}\n",
-	"b.c": "int b(void) {\n  return 2;\n}\n",
-	"c.c": "int c(void) {\n  return 3;\n}\n",
+	"a.c":    "int a(void) {\n  /* first */\n  return 1;\n}\n",
+	"b.c":    "int b(void) {\n  return 2;\n}\n",
+	"c.c":    "int c(void) {\n  return 3;\n}\n",
 	"README": "a toy server\n",
 }
 
