@@ -91,12 +91,6 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 // repository, the directory it was opened from).
 func (r *Repo) Dir() string { return r.dir }
 
-// Git returns the underlying go-git repository, for callers inside this
-// module that need something this package does not offer (the scenario
-// materialiser writes objects with it). Do not use it concurrently with
-// the Repo's own methods.
-func (r *Repo) Git() *git.Repository { return r.g }
-
 // newCommit converts a go-git commit.
 func newCommit(c *object.Commit) Commit {
 	h := c.Hash.String()
