@@ -70,6 +70,7 @@ searches the history with statistics strong enough to pin a 0.6 % step.`,
 
 	cmd.AddCommand(
 		newDBCmd(a),
+		newScenarioCmd(a),
 	)
 	return cmd
 }
