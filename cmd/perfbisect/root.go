@@ -40,7 +40,11 @@ func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
 It checks out MariaDB commits, builds them, runs a native Go port of
 sysbench's oltp_point_select against each, keeps every measurement in a
 store (an embedded SQLite file by default, Postgres for shared use) and
-searches the history with statistics strong enough to pin a 0.6 % step.`,
+searches the history with statistics strong enough to pin a 0.6 % step.
+
+With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
+--bad 12.0.1 --dry-run' is 'perfbisect bisect --good 11.8.6 --bad 12.0.1
+--dry-run'.`,
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -63,12 +67,24 @@ searches the history with statistics strong enough to pin a 0.6 % step.`,
 	})
 	cmd.SetVersionTemplate("perfbisect {{.Version}}\n")
 
+	// `perfbisect --good X --bad Y` is shorthand for `perfbisect bisect …`.
+	var bo bisectOptions
+	addBisectFlags(cmd.Flags(), &bo)
+	cmd.Args = noArgs
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if bo.good == "" && bo.bad == "" && bo.resume == "" {
+			return c.Help()
+		}
+		return runBisect(c.Context(), a, bo)
+	}
+
 	pf := cmd.PersistentFlags()
 	pf.StringVar(&a.dbURL, "db", "",
 		"store: a postgres:// URL or a SQLite file path (env PERFBISECT_DB; default "+store.DefaultPathHint()+")")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
 
 	cmd.AddCommand(
+		newBisectCmd(a),
 		newDBCmd(a),
 		newScenarioCmd(a),
 	)
