@@ -185,7 +185,7 @@ func (r *runner) run(ctx context.Context) error {
 			if t >= secEnd {
 				break
 			}
-			if quota > 0 && n >= quota && r.settled(built, n) && r.srv.nextChange(t) >= secEnd+1e7 {
+			if quota > 0 && n >= quota && t > ws && r.settled(built, n) && r.srv.nextChange(t) >= secEnd+1e7 {
 				// Little's law for a closed loop without think time:
 				// throughput = threads / mean latency. Unlike n/(t-ws) it
 				// is not biased by cores finishing in lockstep.
@@ -200,8 +200,8 @@ func (r *runner) run(ctx context.Context) error {
 			r.step(t)
 			n++
 		}
-		if tps < 0 {
-			tps = float64(n) / float64(secEnd-ws) * 1e9
+		if tps < 0 { // the whole second was simulated: count its arrivals
+			tps = float64(n)
 		}
 		r.intervals = append(r.intervals, tps)
 		r.events += n

@@ -1,0 +1,154 @@
+package ahi
+
+import (
+	"context"
+	"math"
+	"reflect"
+	"sort"
+	"testing"
+	"time"
+)
+
+func simSmall(t *testing.T, mod func(*SimConfig)) SimResult {
+	t.Helper()
+	cfg := SimConfig{Knobs: DefaultKnobs(), Tables: 8, TableSize: 10000, Threads: 16,
+		Duration: 10 * time.Second, Seed: 1, SampleEvents: 20000}
+	if mod != nil {
+		mod(&cfg)
+	}
+	res, err := Simulate(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestSimulateAHIOnOff(t *testing.T) {
+	on := simSmall(t, nil)
+	off := simSmall(t, func(c *SimConfig) { c.Knobs.AHI = false })
+	if on.HitRate < 0.99 {
+		t.Errorf("AHI on: hit rate %.4f, want >= 0.99", on.HitRate)
+	}
+	if off.HitRate != 0 || off.Counters.NonSea != 0 || off.Counters.Descents != off.Counters.Lookups {
+		t.Errorf("AHI off: hit rate %.4f, non_sea %d, descents %d of %d lookups",
+			off.HitRate, off.Counters.NonSea, off.Counters.Descents, off.Counters.Lookups)
+	}
+	// 16 threads on 32 cores: latency-bound; a descent costs ~4 µs more
+	// than a hash hit on an ~84 µs query, so on must beat off by > 3 %.
+	if on.TPS < off.TPS*1.03 {
+		t.Errorf("TPS on %.0f, off %.0f: want on > off by 3%%", on.TPS, off.TPS)
+	}
+}
+
+func TestSimulateSameSeedSameNumbers(t *testing.T) {
+	mod := func(c *SimConfig) { c.NoiseCV = 0.003; c.Seed = 99 }
+	a, b := simSmall(t, mod), simSmall(t, mod)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same seed, different results:\n%+v\n%+v", a, b)
+	}
+	c := simSmall(t, func(c *SimConfig) { c.NoiseCV = 0.003; c.Seed = 100 })
+	if c.TPS == a.TPS {
+		t.Fatalf("different seeds gave the same TPS %.2f", a.TPS)
+	}
+}
+
+// TestSimulateNoiseSpread: TPS of runs with different seeds scatter with
+// a coefficient of variation close to NoiseCV (planted 2 %).
+func TestSimulateNoiseSpread(t *testing.T) {
+	var xs []float64
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := simSmall(t, func(c *SimConfig) { c.NoiseCV = 0.02; c.Seed = seed; c.Duration = 2 * time.Second; c.SampleEvents = 2000 })
+		xs = append(xs, r.TPS)
+	}
+	var sum, sq float64
+	for _, x := range xs {
+		sum += x
+	}
+	mean := sum / float64(len(xs))
+	for _, x := range xs {
+		sq += (x - mean) * (x - mean)
+	}
+	cv := math.Sqrt(sq/float64(len(xs)-1)) / mean
+	if cv < 0.012 || cv > 0.03 {
+		t.Errorf("TPS CV over 40 seeds = %.4f, want about 0.02", cv)
+	}
+}
+
+// TestDropTableStall reproduces the shape of the seed's MySQL table:
+// eager drop with AHI on stalls the workload, AHI off or lazy drop does
+// not. Drop costs are scaled up so a small table's drop lasts seconds.
+func TestDropTableStall(t *testing.T) {
+	costs := DefaultCosts()
+	costs.DropFoldRecNs *= 100
+	costs.DropEraseRecNs *= 100
+	tests := []struct {
+		name  string
+		ahi   bool
+		mode  DropMode
+		stall bool
+	}{
+		{"eager, AHI on", true, DropEager, true},
+		{"eager, AHI off", false, DropEager, false},
+		{"lazy, AHI on", true, DropLazy, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := simSmall(t, func(c *SimConfig) {
+				c.Tables, c.Costs, c.Duration = 7, &costs, 12*time.Second
+				c.Knobs.AHI, c.Knobs.DropMode, c.Knobs.StartupCycle = tc.ahi, tc.mode, false
+				c.Knobs.DropTableRows, c.Knobs.DropAt, c.Knobs.DictMutexPerQuery = 300000, 4*time.Second, 0.01
+			})
+			if r.Drop == nil {
+				t.Fatal("no drop report")
+			}
+			med := median(r.Intervals)
+			t.Logf("intervals %.0f, stall %s, drop %+v", r.Intervals, r.LongestStall, *r.Drop)
+			stalled := r.LowestTPS < 0.1*med && r.LongestStall > time.Second
+			if stalled != tc.stall {
+				t.Errorf("lowest interval %.0f of median %.0f, longest stall %s, drop %+v: stall = %v, want %v",
+					r.LowestTPS, med, r.LongestStall, *r.Drop, stalled, tc.stall)
+			}
+			if !tc.stall && r.LowestTPS < 0.9*med {
+				t.Errorf("lowest interval %.0f below 90%% of median %.0f", r.LowestTPS, med)
+			}
+			if tc.mode == DropLazy && (r.Drop.PagesDropped != 0 || !r.Drop.PendingLazily) {
+				t.Errorf("lazy drop: %+v", *r.Drop)
+			}
+		})
+	}
+}
+
+// TestEagerDropLinearLazyConstant: eager drop time is linear in hashed
+// resident pages; lazy drop is O(1) (§12.6).
+func TestEagerDropLinearLazyConstant(t *testing.T) {
+	work := map[DropMode][]time.Duration{}
+	pages := []int{}
+	for _, mode := range []DropMode{DropEager, DropLazy} {
+		for _, rows := range []int64{73 * 1000, 73 * 3000} {
+			r := simSmall(t, func(c *SimConfig) {
+				c.Duration = 3 * time.Second
+				c.Knobs.DropMode, c.Knobs.DropTableRows, c.Knobs.DropAt, c.Knobs.StartupCycle = mode, rows, time.Second, false
+			})
+			work[mode] = append(work[mode], r.Drop.AHIWork)
+			if mode == DropEager {
+				pages = append(pages, r.Drop.PagesDropped)
+			}
+		}
+	}
+	if pages[0] != 1000 || pages[1] != 3000 {
+		t.Fatalf("eager drop dropped %v pages, want [1000 3000]", pages)
+	}
+	e := work[DropEager]
+	if ratio := float64(e[1]) / float64(e[0]); math.Abs(ratio-3) > 0.01 {
+		t.Errorf("eager AHI work %v for 1000 and 3000 pages: ratio %.3f, want 3", e, ratio)
+	}
+	if l := work[DropLazy]; l[0] != 0 || l[1] != 0 {
+		t.Errorf("lazy AHI work at DDL time %v, want 0", l)
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
