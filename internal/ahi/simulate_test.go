@@ -57,7 +57,12 @@ func TestSimulateSameSeedSameNumbers(t *testing.T) {
 func TestSimulateNoiseSpread(t *testing.T) {
 	var xs []float64
 	for seed := uint64(1); seed <= 40; seed++ {
-		r := simSmall(t, func(c *SimConfig) { c.NoiseCV = 0.02; c.Seed = seed; c.Duration = 2 * time.Second; c.SampleEvents = 2000 })
+		r := simSmall(t, func(c *SimConfig) {
+			c.NoiseCV = 0.02
+			c.Seed = seed
+			c.Duration = 2 * time.Second
+			c.SampleEvents = 2000
+		})
 		xs = append(xs, r.TPS)
 	}
 	var sum, sq float64
