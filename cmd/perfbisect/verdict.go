@@ -61,8 +61,8 @@ func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}
-	fmt.Fprintf(w, "runs: %d (%d measured now, %d reused from the store), commits measured: %d\n",
-		r.TotalRuns, o.Taken, o.Reused, r.Builds)
+	fmt.Fprintf(w, "runs: %d (%d measured now, %d from the store), commits measured: %d\n",
+		r.TotalRuns, o.Taken, r.TotalRuns-o.Taken, r.Builds)
 }
 
 // change formats a Change as "-0.61 % [-0.70 %, -0.52 %], p = 1.2e-06".

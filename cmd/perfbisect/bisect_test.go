@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/store"
+)
+
+// TestMain lets tests run this binary as perfbisect itself in a child
+// process (to kill it), without building it first.
+func TestMain(m *testing.M) {
+	if os.Getenv("PERFBISECT_RUN_MAIN") == "1" {
+		os.Exit(run())
+	}
+	os.Exit(m.Run())
+}
+
+const smallScenario = "testdata/small-regression.json"
+
+// perfbisectCmd returns the test binary set up to act as perfbisect with
+// its own cache directory.
+func perfbisectCmd(cache string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "PERFBISECT_RUN_MAIN=1", "XDG_CACHE_HOME="+cache, "PERFBISECT_DB=")
+	return cmd
+}
+
+func countRuns(t *testing.T, cache string) int {
+	t.Helper()
+	s, err := store.Open(context.Background(), filepath.Join(cache, "perfbisect", "perfbisect.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	runs, err := s.Runs(context.Background(), store.RunFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(runs)
+}
+
+func bisectJSON(t *testing.T, cache string) pipeline.Outcome {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	cmd := perfbisectCmd(cache, "bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1", "--json")
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("bisect: %v\n%s", err, stderr.String())
+	}
+	var o pipeline.Outcome
+	if err := json.Unmarshal(stdout.Bytes(), &o); err != nil {
+		t.Fatalf("bisect --json: %v\n%s", err, stdout.String())
+	}
+	return o
+}
+
+// A dry-run bisect killed with SIGKILL midway, then rerun, gives the same
+// answer as an uninterrupted one and repeats no measurement.
+func TestKilledBisectResumes(t *testing.T) {
+	whole := t.TempDir()
+	want := bisectJSON(t, whole)
+	if len(want.Result.Culprits) != 1 || want.Result.Culprits[0].Commit.Subject != "slow down point select by 3 %" {
+		t.Fatalf("uninterrupted bisect found %+v", want.Result.Culprits)
+	}
+	wantRuns := countRuns(t, whole)
+
+	killed := t.TempDir()
+	cmd := perfbisectCmd(killed, "bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		// The first midpoint verdict: the endpoints are done, the search is not.
+		if strings.HasPrefix(sc.Text(), "bisect: ") && strings.Contains(sc.Text(), " after ") {
+			cmd.Process.Signal(syscall.SIGKILL)
+			break
+		}
+	}
+	err = cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("the bisect was not killed midway (%v): nothing to resume", err)
+	}
+	partial := countRuns(t, killed)
+	if partial == 0 || partial >= wantRuns {
+		t.Fatalf("killed after %d runs of %d: not midway", partial, wantRuns)
+	}
+
+	got := bisectJSON(t, killed)
+	if !got.Resumed || got.BisectID == "" {
+		t.Errorf("the rerun did not resume: %+v", got)
+	}
+	if len(got.Result.Culprits) != 1 || got.Result.Culprits[0].Commit.Hash != want.Result.Culprits[0].Commit.Hash ||
+		got.Result.Culprits[0].Effect != want.Result.Culprits[0].Effect {
+		t.Errorf("resumed culprits %+v, want %+v", got.Result.Culprits, want.Result.Culprits)
+	}
+	if n := countRuns(t, killed); n != wantRuns {
+		t.Errorf("killed and resumed bisect stored %d runs, an uninterrupted one %d: a measurement was repeated or lost", n, wantRuns)
+	}
+	if got.Taken != wantRuns-partial {
+		t.Errorf("the rerun measured %d runs, want the %d missing", got.Taken, wantRuns-partial)
+	}
+}
+
+// Bad requests end with a one-line error and write nothing.
+func TestBisectBadRequestsWriteNothing(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"wrong revision", []string{"--good", "v1.0", "--bad", "v9.9"}, "v9.9"},
+		{"good equals bad", []string{"--good", "v1.0", "--bad", "v1.0"}, "same commit"},
+		{"empty range", []string{"--good", "v1.1", "--bad", "v1.0"}, "range is empty"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := isolate(t)
+			args := append([]string{"bisect", "--dry-run", "--scenario", smallScenario, "-q"}, c.args...)
+			_, _, err := execute(t, args...)
+			if err == nil {
+				t.Fatal("bisect succeeded")
+			}
+			if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, c.want) {
+				t.Errorf("error %q: want one line containing %q", msg, c.want)
+			}
+			s, err := store.Open(context.Background(), path, store.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if bs, _ := s.Bisects(context.Background(), 0); len(bs) != 0 {
+				t.Errorf("%d bisects stored", len(bs))
+			}
+			if runs, _ := s.Runs(context.Background(), store.RunFilter{}); len(runs) != 0 {
+				t.Errorf("%d runs stored", len(runs))
+			}
+		})
+	}
+}
+
+func TestBisectUnreachableDatabase(t *testing.T) {
+	isolate(t)
+	_, _, err := execute(t, "--db", "postgres://u:pw@127.0.0.1:1/x?connect_timeout=2", "bisect", "--dry-run",
+		"--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1")
+	if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "cannot reach postgres") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// The root shorthand and the exit codes: a found culprit is 0, a planted
+// A/A (good and bad equal in speed) is "not reproduced", code 3.
+func TestBisectShorthandAndExitCodes(t *testing.T) {
+	isolate(t)
+	out, _, err := execute(t, "--good", "v1.0", "--bad", "v1.1", "--dry-run", "--scenario", smallScenario, "-q")
+	if err != nil || !strings.Contains(out, "slow down point select by 3 %") {
+		t.Fatalf("shorthand: %v\n%s", err, out)
+	}
+	out, _, err = execute(t, "bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.0.10", "-q")
+	var ee *exitError
+	if !errors.As(err, &ee) || ee.code != exitNotReproduced || !strings.Contains(out, "NOT REPRODUCED") {
+		t.Errorf("A/A range: err = %v, output:\n%s", err, out)
+	}
+}
