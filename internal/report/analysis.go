@@ -1,0 +1,241 @@
+package report
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+)
+
+// culprits builds the technical analysis of each culprit.
+func (t *texts) culprits() []CulpritView {
+	out := make([]CulpritView, 0, len(t.r.Culprits))
+	for _, c := range t.r.Culprits {
+		d := t.details[c.Commit.Hash]
+		v := CulpritView{
+			Hash: c.Commit.Hash, Short: shortOf(c.Commit), Subject: c.Commit.Subject,
+			URL: commitURL(t.base, c.Commit.Hash), Author: d.Author, Email: d.Email,
+			Side: c.Branch, SideName: t.sideName(c.Branch), Regression: c.Regression,
+			Parent: shortOf(c.Parent), ParentURL: commitURL(t.base, c.Parent.Hash),
+			Files: d.Files, Effect: c.Effect, Verified: c.Verified, Share: c.ShareOfRange,
+			Presence: t.presence(c),
+		}
+		if !d.Date.IsZero() {
+			v.Date = d.Date.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		for _, f := range d.Files {
+			v.Added += f.Added
+			v.Deleted += f.Deleted
+		}
+		e := c.Effect
+		v.EffectTPS = e.NewMean - e.OldMean
+		v.EffectLine = fmt.Sprintf("%s TPS (%s; 95 %% CI %s to %s), Mann-Whitney p = %s, %d + %d interleaved runs of parent and commit",
+			signedTPS(v.EffectTPS), pct(e.Delta), pct(e.CILow), pct(e.CIHigh), pValue(e.P), e.OldRuns, e.NewRuns)
+		if !c.Verified {
+			v.EffectLine += " (not verified: the fresh runs did not confirm it)"
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// affected names the versions that show the change.
+func (t *texts) affected() string {
+	switch {
+	case t.r.Status == bisect.StatusNotReproduced:
+		return "none: no change was reproduced"
+	case len(t.r.Culprits) == 0:
+		return t.good() + ".." + t.bad() + " (not narrowed down)"
+	}
+	var parts []string
+	for _, c := range t.r.Culprits {
+		switch {
+		case c.Branch == SideGood && t.missingOnBad(c):
+			parts = append(parts, fmt.Sprintf("%s..%s (%s from the merge base on lacks %s)",
+				t.baseName(), t.bad(), t.sideName(SideBad), shortOf(c.Commit)))
+		case c.Branch == SideBad:
+			parts = append(parts, fmt.Sprintf("%s..%s (from %s on)", shortOf(c.Commit), t.bad(), shortOf(c.Commit)))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, t.good()+".."+t.bad())
+	}
+	return strings.Join(dedupe(parts), "; ") + ". Versions after " + t.bad() + " were not measured."
+}
+
+// observed is the observed behaviour, one sentence per item.
+func (t *texts) observed() []string {
+	e := t.r.Endpoints
+	out := []string{fmt.Sprintf("%s achieves %s TPS and %s %s TPS (means of %d and %d runs).",
+		t.good(), tps(e.OldMean), t.bad(), tps(e.NewMean), e.OldRuns, e.NewRuns)}
+	if m, ok := t.mean(t.r.MergeBase); ok {
+		out = append(out, fmt.Sprintf("%s, the merge base of the two, achieves %s TPS: %s.",
+			t.baseName(), tps(m.Mean), likeWords(t.r.MergeBaseLike, t.good(), t.bad())))
+	}
+	if t.r.Status == bisect.StatusNotReproduced {
+		out = append(out, fmt.Sprintf("The difference, %s, is not a change: p = %s against alpha %g, minimum effect %s.",
+			pct(e.Delta), pValue(e.P), t.r.Config.Alpha, absPct(t.r.Config.MinEffect)))
+	}
+	return out
+}
+
+func likeWords(like, good, bad string) string {
+	switch like {
+	case "good":
+		return "the performance level of " + good
+	case "bad":
+		return "the performance level of " + bad
+	case "both":
+		return "within noise of both"
+	}
+	return "the level of neither"
+}
+
+// expected is the expected behaviour.
+func (t *texts) expected() string {
+	switch {
+	case t.r.Status == bisect.StatusNotReproduced:
+		return fmt.Sprintf("%s and %s should perform alike on this workload; they do.", t.good(), t.bad())
+	case !t.r.Regression:
+		return fmt.Sprintf("%s is faster than %s; if the speed-up is intended there is nothing to fix, and this report records which commit brought it.", t.bad(), t.good())
+	case t.r.MergeBase != nil && t.in.Branches.Good != "" && t.in.Branches.Bad != "":
+		return fmt.Sprintf("%s should not regress relative to %s on this workload unless architectural changes justify the difference.",
+			t.in.Branches.Bad, t.in.Branches.Good)
+	}
+	return fmt.Sprintf("%s should not be slower than %s on this workload unless the change is intended.", t.bad(), t.good())
+}
+
+// branchContext explains a non-ancestor bisect.
+func (t *texts) branchContext() []string {
+	if t.r.MergeBase == nil {
+		return nil
+	}
+	out := []string{fmt.Sprintf("%s is not an ancestor of %s: the two lines share the merge base %s (%s).",
+		t.good(), t.bad(), t.link(*t.r.MergeBase), t.baseName())}
+	switch t.r.MergeBaseLike {
+	case "good":
+		out = append(out, fmt.Sprintf("The merge base performs like %s, so the change lies on %s: bisected %s..%s.",
+			t.good(), t.sideName(SideBad), t.baseName(), t.bad()))
+	case "bad":
+		out = append(out, fmt.Sprintf("The merge base performs like %s, so %s gained a change that %s lacks: bisected %s..%s.",
+			t.bad(), t.sideName(SideGood), t.sideName(SideBad), t.baseName(), t.good()))
+	default:
+		out = append(out, fmt.Sprintf("The merge base performs like %s: both sides were bisected.",
+			likeWords(t.r.MergeBaseLike, t.good(), t.bad())))
+	}
+	for _, c := range t.r.Culprits {
+		if p := t.presence(c); p != "" {
+			how := ""
+			if c.Branch == SideGood && c.CheckedBadBranch {
+				how = " (checked by patch-id and cherry-pick markers)"
+			}
+			out = append(out, fmt.Sprintf("The change of %s is %s%s.", t.link(c.Commit), p, how))
+		}
+	}
+	return out
+}
+
+// unresolved describes ranges left with several candidates.
+func (t *texts) unresolved() []string {
+	var out []string
+	for _, u := range t.r.Unresolved {
+		names := make([]string, len(u.Candidates))
+		for i, c := range u.Candidates {
+			names[i] = t.link(c)
+		}
+		out = append(out, fmt.Sprintf("On %s, after %s: one of %s (skipped commits hide which).",
+			t.sideName(u.Branch), t.link(u.Low), strings.Join(names, ", ")))
+	}
+	return out
+}
+
+// netEffect is the line "11.8.6 > 12.0.0 > 12.0.1" and its notes.
+func (t *texts) netEffect() (string, []string) {
+	if t.r.Status == bisect.StatusNotReproduced {
+		return "", nil
+	}
+	pts := t.netPoints()
+	if len(pts) < 2 {
+		return "", nil
+	}
+	sort.SliceStable(pts, func(i, j int) bool { return pts[i].Mean > pts[j].Mean })
+	var b strings.Builder
+	b.WriteString(pts[0].Label)
+	for i := 1; i < len(pts); i++ {
+		sep := " > "
+		if pts[i].Mean > 0 && pts[i-1].Mean/pts[i].Mean-1 < t.r.Config.MinEffect {
+			sep = " ≈ "
+		}
+		b.WriteString(sep + pts[i].Label)
+	}
+	var notes []string
+	for _, c := range t.r.Culprits {
+		switch {
+		case c.Branch == SideGood && t.missingOnBad(c):
+			notes = append(notes, fmt.Sprintf("%s %s from %s; %s lacks it.", t.good(), benefitWord(c.Regression), t.named(c.Commit), t.bad()))
+		case c.Branch == SideBad:
+			notes = append(notes, fmt.Sprintf("%s carries %s (%s).", t.bad(), t.named(c.Commit), pct(c.Effect.Delta)))
+		}
+	}
+	if t.r.MergeBaseLike == "bad" {
+		notes = append(notes, fmt.Sprintf("%s aligns with %s (the merge base) performance.", t.bad(), t.baseName()))
+	}
+	return b.String(), notes
+}
+
+func benefitWord(regression bool) string {
+	if regression {
+		return "suffers"
+	}
+	return "benefits"
+}
+
+// netPoints are the Input's, or good, merge base and bad.
+func (t *texts) netPoints() []NetPoint {
+	if len(t.in.NetEffect) > 0 {
+		return append([]NetPoint(nil), t.in.NetEffect...)
+	}
+	var pts []NetPoint
+	add := func(label string, c *bisect.Commit) {
+		if m, ok := t.mean(c); ok {
+			pts = append(pts, NetPoint{Label: label, Hash: c.Hash, Mean: m.Mean, Runs: len(m.Samples)})
+		}
+	}
+	add(t.good(), &t.r.Good)
+	add(t.baseName(), t.r.MergeBase)
+	add(t.bad(), &t.r.Bad)
+	return pts
+}
+
+// method states how the figures were obtained.
+func (t *texts) method() []string {
+	c, n, p := t.r.Config, t.r.Noise, t.r.Power
+	out := []string{
+		fmt.Sprintf("Noise: run-to-run standard deviation %s TPS (coefficient of variation %s), from %d runs.",
+			tps(n.SD), absPct(n.CV), n.Runs),
+	}
+	if p.RunsNeeded > 0 {
+		out = append(out, fmt.Sprintf("Power: the endpoint step is %.1f standard deviations; a midpoint needs about %d runs (cap %d); the smallest step %d runs can classify is %s.",
+			p.StepSDs, p.RunsNeeded, c.MaxRuns, c.MaxRuns, absPct(p.MinDetectable)))
+	}
+	out = append(out,
+		fmt.Sprintf("Decisions: two commits differ when Mann-Whitney U gives p below %g (split over sequential looks) and their means differ by at least %s; midpoints are classified by a sequential probability ratio test at error %g each way; each culprit is verified with %d fresh interleaved runs of it and its parent.",
+			c.Alpha, absPct(c.MinEffect), c.ClassifyError, c.VerifyRuns),
+		"Intervals on changes are 95 % bootstrap intervals of the ratio of means; the interval in the table is a distribution-free 95 % interval of the median (none below 6 runs).",
+		fmt.Sprintf("Cost: %d runs on %d builds.", t.r.TotalRuns, t.r.Builds),
+	)
+	return out
+}
+
+func dedupe(s []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range s {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}

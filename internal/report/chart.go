@@ -1,0 +1,88 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// A Chart is the median TPS of each measured commit in history order.
+type Chart struct {
+	Title  string       `json:"title"`
+	Points []ChartPoint `json:"points"`
+	// YMin and YMax are the axis range: the data plus a margin, rounded.
+	YMin float64 `json:"y_min"`
+	YMax float64 `json:"y_max"`
+}
+
+// A ChartPoint is one commit on the chart.
+type ChartPoint struct {
+	Label   string  `json:"label"` // short hash
+	Median  float64 `json:"median"`
+	Lo      float64 `json:"ci_low,omitempty"`
+	Hi      float64 `json:"ci_high,omitempty"`
+	Verdict string  `json:"verdict"`
+}
+
+// chartOf plots every observation that has samples.
+func chartOf(in Input, obs []Observation) Chart {
+	ch := Chart{Title: "Median TPS per measured commit (history order)"}
+	if in.Benchmark.Workload != "" {
+		ch.Title = in.Benchmark.Workload + ": median TPS per measured commit (history order)"
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, o := range obs {
+		if o.Runs == 0 {
+			continue
+		}
+		p := ChartPoint{Label: o.Short, Median: o.Median, Verdict: o.Verdict}
+		if o.HasCI {
+			p.Lo, p.Hi = o.Lo, o.Hi
+		}
+		ch.Points = append(ch.Points, p)
+		lo, hi = math.Min(lo, math.Min(o.Median, nonZero(p.Lo, o.Median))), math.Max(hi, math.Max(o.Median, p.Hi))
+	}
+	if len(ch.Points) > 0 {
+		ch.YMin, ch.YMax = axisRange(lo, hi)
+	}
+	return ch
+}
+
+func nonZero(v, def float64) float64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+// axisRange widens [lo, hi] by a quarter of its span on each side and
+// rounds the ends to a power of ten below the span.
+func axisRange(lo, hi float64) (float64, float64) {
+	span := hi - lo
+	if span <= 0 {
+		span = math.Max(math.Abs(hi)*0.01, 1)
+	}
+	unit := math.Pow(10, math.Floor(math.Log10(span/2)))
+	return math.Floor((lo-span/4)/unit) * unit, math.Ceil((hi+span/4)/unit) * unit
+}
+
+// Mermaid returns the chart as a Mermaid xychart-beta block (without the
+// code fence), which GitHub renders.
+func (ch Chart) Mermaid() string {
+	var b strings.Builder
+	b.WriteString("xychart-beta\n")
+	fmt.Fprintf(&b, "    title %q\n", ch.Title)
+	labels := make([]string, len(ch.Points))
+	values := make([]string, len(ch.Points))
+	for i, p := range ch.Points {
+		labels[i] = strconv.Quote(p.Label)
+		values[i] = strconv.FormatFloat(p.Median, 'f', 1, 64)
+	}
+	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
+	fmt.Fprintf(&b, "    y-axis \"median TPS\" %s --> %s\n", num(ch.YMin), num(ch.YMax))
+	fmt.Fprintf(&b, "    line [%s]\n", strings.Join(values, ", "))
+	return b.String()
+}
+
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

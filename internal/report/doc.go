@@ -1,0 +1,49 @@
+// Package report renders a bisect's answer as a bug report and files it
+// on GitHub without duplicates.
+//
+// # Input and the store
+//
+// A report is rendered from an Input: the engine's bisect.Result plus what
+// the engine does not know (the revisions as typed, the repository's web
+// URL, whether the target was the dry-run model and its calibration, the
+// benchmark configuration and machine, author/date/diffstat of the
+// culprits, history order, the net-effect points). Input is plain data with
+// JSON tags and a Version field.
+//
+// The contract with the pipeline: at the end of a bisect the pipeline
+// fills an Input and stores json.Marshal(input) as the bisect's result
+// document (store.FinishBisect(ctx, id, status, doc)). `perfbisect report
+// ID` reads it back with store.Bisect(ctx, id) and Load(b.Result), so a
+// report can be re-rendered, in any format, long after the bisect.
+// `bisect --report FILE` calls Markdown on the same Input directly.
+//
+// # Rendering
+//
+// Build turns an Input into a Report (the content as data); Markdown
+// renders it with text/template (report.md.tmpl), JSON encodes it, SVG
+// draws its chart. Rendering is deterministic: no clock, no map order, so
+// golden files (testdata/<case>.json in, <case>.md out) pin it; run
+// `go test ./internal/report -update` to rewrite them.
+//
+// The Markdown follows the shape MariaDB engineers write by hand (see
+// shared/seeds/mdev-12.0-point-select-regression.txt): title, two-line
+// summary, affected versions, benchmark configuration, observed and
+// expected behaviour, technical analysis per culprit with its diffstat,
+// change, interval, p-value and runs, branch context, commit-level
+// observations in history order, a Mermaid xychart-beta chart, the net
+// effect, and the method. A model-based (dry-run) report says so at the
+// top and lists its calibration at the end.
+//
+// # GitHub
+//
+// A Filer files a report as an issue with go-github. A hidden marker
+// (Marker: "perfbisect" + culprit hashes + a workload hash, [a-z0-9] only,
+// so GitHub search does not split it) identifies the finding; when an
+// open issue carries it the Filer comments with the new evidence instead
+// of opening another. It looks first in its optional Ledger (our own
+// record, immune to search lag), then among open issues with the label,
+// then in search; an incomplete search answer stops it rather than risk a
+// duplicate. Rate limits, secondary limits, 429 and 5xx are retried a
+// bounded number of times; every error is one line and never contains the
+// token.
+package report

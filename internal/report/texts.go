@@ -1,0 +1,226 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+)
+
+// texts writes the report's sentences from an Input.
+type texts struct {
+	in      Input
+	r       bisect.Result
+	base    string // repository web URL, "" if unknown
+	details map[string]CommitDetails
+	means   map[string]bisect.Measured
+}
+
+func newTexts(in Input, base string) *texts {
+	t := &texts{in: in, r: in.Result, base: base,
+		details: map[string]CommitDetails{}, means: map[string]bisect.Measured{}}
+	for _, d := range in.Details {
+		t.details[d.Hash] = d
+	}
+	for _, m := range in.Result.Commits {
+		t.means[m.Commit.Hash] = m
+	}
+	return t
+}
+
+func (t *texts) workload() string {
+	if t.in.Benchmark.Workload == "" {
+		return "Throughput"
+	}
+	return t.in.Benchmark.Workload
+}
+
+func (t *texts) good() string { return orDefault(t.in.Request.Good, shortOf(t.r.Good)) }
+func (t *texts) bad() string  { return orDefault(t.in.Request.Bad, shortOf(t.r.Bad)) }
+
+// baseName names the merge base: Branches.BaseName, its first tag, or its
+// short hash.
+func (t *texts) baseName() string {
+	if t.r.MergeBase == nil {
+		return ""
+	}
+	if t.in.Branches.BaseName != "" {
+		return t.in.Branches.BaseName
+	}
+	if d := t.details[t.r.MergeBase.Hash]; len(d.Tags) > 0 {
+		return d.Tags[0]
+	}
+	return shortOf(*t.r.MergeBase)
+}
+
+// sideName names a side of history: "11.8" or "the 11.8.6 side".
+func (t *texts) sideName(side string) string {
+	switch side {
+	case SideGood:
+		return orDefault(t.in.Branches.Good, "the "+t.good()+" side")
+	case SideBad:
+		if t.r.MergeBase == nil {
+			return orDefault(t.in.Branches.Bad, t.good()+".."+t.bad())
+		}
+		return orDefault(t.in.Branches.Bad, "the "+t.bad()+" side")
+	}
+	return side
+}
+
+// link renders a commit as a Markdown link to the web URL, or as code.
+func (t *texts) link(c bisect.Commit) string {
+	if u := commitURL(t.base, c.Hash); u != "" {
+		return "[`" + shortOf(c) + "`](" + u + ")"
+	}
+	return "`" + shortOf(c) + "`"
+}
+
+// named renders a commit as its link and its subject in quotes.
+func (t *texts) named(c bisect.Commit) string {
+	if c.Subject == "" {
+		return t.link(c)
+	}
+	return t.link(c) + " “" + mdEscape(c.Subject) + "”"
+}
+
+func (t *texts) mean(c *bisect.Commit) (bisect.Measured, bool) {
+	if c == nil {
+		return bisect.Measured{}, false
+	}
+	m, ok := t.means[c.Hash]
+	return m, ok
+}
+
+// title says what got slower or faster, by how much, between which versions.
+func (t *texts) title() string {
+	w, e := t.workload(), t.r.Endpoints
+	if t.r.Status == bisect.StatusNotReproduced {
+		return fmt.Sprintf("%s: no throughput change reproduced between %s and %s", w, t.good(), t.bad())
+	}
+	dir := "faster"
+	if t.r.Regression {
+		dir = "slower"
+	}
+	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(e.Delta), dir, t.good())
+	cs := t.r.Culprits
+	switch {
+	case len(cs) == 0 && t.r.Status == bisect.StatusUnderpowered:
+		return s + " (below what the bisect could resolve)"
+	case len(cs) == 0:
+		return s + " (culprit not pinned down)"
+	case len(cs) == 1 && cs[0].Branch == SideGood && t.missingOnBad(cs[0]):
+		kind := "improvement"
+		if cs[0].Regression {
+			kind = "regression"
+		}
+		return fmt.Sprintf("%s; %s %s (%s) on %s is missing from %s", s, kind, shortOf(cs[0].Commit),
+			cs[0].Commit.Subject, t.sideName(SideGood), t.sideName(SideBad))
+	case len(cs) == 1:
+		return fmt.Sprintf("%s; culprit %s (%s)", s, shortOf(cs[0].Commit), cs[0].Commit.Subject)
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = shortOf(c.Commit)
+	}
+	return fmt.Sprintf("%s; %d culprits: %s", s, len(cs), strings.Join(names, ", "))
+}
+
+// missingOnBad is true for a good-side culprit checked and absent on bad.
+func (t *texts) missingOnBad(c bisect.Culprit) bool {
+	if c.CheckedBadBranch {
+		return c.EquivalentOnBad == nil
+	}
+	p := t.details[c.Commit.Hash].OtherBranch
+	return p != nil && !p.Present
+}
+
+// endpointLine is the first summary line: the endpoints' change.
+func (t *texts) endpointLine() string {
+	e := t.r.Endpoints
+	verb := "rose"
+	if e.NewMean < e.OldMean {
+		verb = "fell"
+	}
+	return fmt.Sprintf("Mean throughput %s from %s TPS on %s to %s TPS on %s: %s (95 %% CI %s to %s; Mann-Whitney p = %s; %d + %d runs).",
+		verb, tps(e.OldMean), t.good(), tps(e.NewMean), t.bad(), pct(e.Delta), pct(e.CILow), pct(e.CIHigh),
+		pValue(e.P), e.OldRuns, e.NewRuns)
+}
+
+// summary is the two-line summary.
+func (t *texts) summary(cv []CulpritView) []string {
+	second := ""
+	c := t.r.Config
+	switch t.r.Status {
+	case bisect.StatusNotReproduced:
+		second = fmt.Sprintf("The endpoints do not differ by the test (alpha %g) and by the minimum effect of %s: there is nothing to bisect.",
+			c.Alpha, absPct(c.MinEffect))
+	case bisect.StatusUnderpowered:
+		second = fmt.Sprintf("The step is smaller than %d runs per commit can classify (smallest detectable step %s): the bisect stopped; rerun with --force or a quieter machine.",
+			c.MaxRuns, absPct(t.r.Power.MinDetectable))
+	default:
+		second = t.culpritSentence(cv)
+	}
+	return []string{t.endpointLine(), second}
+}
+
+func (t *texts) culpritSentence(cv []CulpritView) string {
+	if len(cv) == 0 {
+		return fmt.Sprintf("No single commit could be pinned down: %s left candidate ranges (see Technical analysis).",
+			plural(len(t.r.Skipped), "skipped commit"))
+	}
+	parts := make([]string, len(cv))
+	for i, c := range cv {
+		p := fmt.Sprintf("%s (%s, %s, on %s", t.named(bisect.Commit{Hash: c.Hash, Short: c.Short, Subject: c.Subject}),
+			pct(c.Effect.Delta), changeWord(c.Regression), c.SideName)
+		if c.Presence != "" {
+			p += "; " + c.Presence
+		}
+		parts[i] = p + ")"
+	}
+	word := "culprit"
+	if len(cv) > 1 {
+		word = "culprits"
+	}
+	return fmt.Sprintf("Bisecting found %d %s: %s.", len(cv), word, strings.Join(parts, "; "))
+}
+
+func changeWord(regression bool) string {
+	if regression {
+		return "a slowdown"
+	}
+	return "a speed-up"
+}
+
+// presence says whether a culprit's change is on the other side.
+func (t *texts) presence(c bisect.Culprit) string {
+	if t.r.MergeBase == nil {
+		return ""
+	}
+	other := SideGood
+	if c.Branch == SideGood {
+		other = SideBad
+	}
+	if c.Branch == SideGood && c.CheckedBadBranch {
+		if c.EquivalentOnBad != nil {
+			return "present on " + t.sideName(other) + " as " + t.link(*c.EquivalentOnBad)
+		}
+		return "not present on " + t.sideName(other)
+	}
+	p := t.details[c.Commit.Hash].OtherBranch
+	switch {
+	case p == nil:
+		return "presence on " + t.sideName(other) + " not checked"
+	case p.Present && p.Equivalent != nil:
+		return "present on " + t.sideName(other) + " as " + t.link(*p.Equivalent)
+	case p.Present:
+		return "present on " + t.sideName(other)
+	}
+	return "not present on " + t.sideName(other)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,0 +1,165 @@
+package report
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+)
+
+// Options adjust rendering.
+type Options struct {
+	// WebURL overrides the repository web URL commits link to
+	// (https://github.com/o/n); "" uses the Input's.
+	WebURL string
+	// SVGPath, when set, is the chart's SVG file as the Markdown should
+	// reference it (relative to the report); the Mermaid block stays.
+	SVGPath string
+}
+
+// A Report is the rendered content as data: what Markdown prints and
+// JSON encodes. Build makes one from an Input.
+type Report struct {
+	Title      string        `json:"title"`
+	Summary    []string      `json:"summary"` // two lines
+	Status     bisect.Status `json:"status"`
+	Regression bool          `json:"regression"`
+	// Model is set for a model-based (dry-run) report.
+	Model        *ModelSection `json:"model,omitempty"`
+	Affected     string        `json:"affected_versions"`
+	Config       []Field       `json:"benchmark_configuration"`
+	Observed     []string      `json:"observed"`
+	Expected     string        `json:"expected"`
+	Culprits     []CulpritView `json:"culprits,omitempty"`
+	Branch       []string      `json:"branch_context,omitempty"`
+	Unresolved   []string      `json:"unresolved,omitempty"`
+	Observations []Observation `json:"observations"`
+	Chart        Chart         `json:"chart"`
+	NetEffect    string        `json:"net_effect,omitempty"`
+	NetNotes     []string      `json:"net_notes,omitempty"`
+	Method       []string      `json:"method"`
+	Warnings     []string      `json:"warnings,omitempty"`
+	WebURL       string        `json:"web_url,omitempty"`
+	SVGPath      string        `json:"svg_path,omitempty"`
+}
+
+// A ModelSection says what a model-based report rests on.
+type ModelSection struct {
+	Scenario    string        `json:"scenario,omitempty"`
+	Description string        `json:"description,omitempty"`
+	Calibration []Calibration `json:"calibration,omitempty"`
+}
+
+// A Field is one line of the benchmark configuration block.
+type Field struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// A CulpritView is one culprit as the technical analysis shows it.
+type CulpritView struct {
+	Hash       string        `json:"hash"`
+	Short      string        `json:"short"`
+	Subject    string        `json:"subject"`
+	URL        string        `json:"url,omitempty"`
+	Author     string        `json:"author,omitempty"`
+	Email      string        `json:"email,omitempty"`
+	Date       string        `json:"date,omitempty"` // author date, UTC
+	Side       string        `json:"side"`
+	SideName   string        `json:"side_name"`
+	Regression bool          `json:"regression"`
+	Parent     string        `json:"parent"`
+	ParentURL  string        `json:"parent_url,omitempty"`
+	Files      []FileChange  `json:"files,omitempty"`
+	Added      int           `json:"added"`
+	Deleted    int           `json:"deleted"`
+	Effect     bisect.Change `json:"effect"`
+	EffectTPS  float64       `json:"effect_tps"`
+	EffectLine string        `json:"effect_line"`
+	Verified   bool          `json:"verified"`
+	Share      float64       `json:"share_of_range"`
+	Presence   string        `json:"presence,omitempty"` // on the other branch, as a sentence
+}
+
+// Build turns an Input into a Report. It is deterministic: the same Input
+// and Options give the same Report.
+func Build(in Input, opts Options) (*Report, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	base := webURL(in, opts.WebURL)
+	t := newTexts(in, base)
+	rep := &Report{
+		Status:     in.Result.Status,
+		Regression: in.Result.Regression,
+		WebURL:     base,
+		SVGPath:    opts.SVGPath,
+		Warnings:   in.Result.Warnings,
+	}
+	if in.Request.DryRun {
+		rep.Model = &ModelSection{Scenario: in.Request.Scenario}
+		if in.Request.Model != nil {
+			rep.Model.Description = in.Request.Model.Description
+			rep.Model.Calibration = in.Request.Model.Calibration
+		}
+	}
+	rep.Culprits = t.culprits()
+	rep.Title = t.title()
+	rep.Summary = t.summary(rep.Culprits)
+	rep.Affected = t.affected()
+	rep.Config = configFields(in.Benchmark, in.Result.Config)
+	rep.Observed = t.observed()
+	rep.Expected = t.expected()
+	rep.Branch = t.branchContext()
+	rep.Unresolved = t.unresolved()
+	rep.Observations = observations(in, base)
+	rep.Chart = chartOf(in, rep.Observations)
+	rep.NetEffect, rep.NetNotes = t.netEffect()
+	rep.Method = t.method()
+	return rep, nil
+}
+
+// configFields is the benchmark configuration block, in a fixed order.
+func configFields(b Benchmark, c bisect.Config) []Field {
+	var f []Field
+	add := func(name, value string) {
+		if value != "" && value != "0" {
+			f = append(f, Field{name, value})
+		}
+	}
+	add("workload", b.Workload)
+	add("tables", strconv.Itoa(b.Tables))
+	add("table_size", strconv.FormatInt(b.TableSize, 10))
+	add("threads", strconv.Itoa(b.Threads))
+	if b.DurationSeconds > 0 {
+		add("duration", seconds(b.DurationSeconds))
+	}
+	if b.WarmupSeconds > 0 {
+		add("warmup", seconds(b.WarmupSeconds))
+	}
+	add("rand_type", b.RandType)
+	opts := slicesSorted(b.ServerOptions)
+	add("server_options", strings.Join(opts, " "))
+	add("build", b.BuildRecipe)
+	add("cpu", b.Machine.CPU)
+	add("cores", strconv.Itoa(b.Machine.Cores))
+	if b.Machine.MemoryBytes > 0 {
+		add("memory", gib(b.Machine.MemoryBytes))
+	}
+	add("kernel", b.Machine.Kernel)
+	add("environment", b.Environment)
+	add("config_hash", b.ConfigHash)
+	for _, n := range b.Notes {
+		add("note", n)
+	}
+	add("min_effect", strings.TrimSuffix(strings.TrimPrefix(pct(c.MinEffect), "+"), " "))
+	add("alpha", strconv.FormatFloat(c.Alpha, 'f', -1, 64))
+	return f
+}
+
+func slicesSorted(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
+}
