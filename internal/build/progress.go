@@ -3,6 +3,7 @@ package build
 import (
 	"fmt"
 	"io"
+	"path"
 	"strconv"
 	"strings"
 )
@@ -43,7 +44,8 @@ func parseStatus(line string) (s status, ok bool) {
 func (s status) isCompile() bool { return strings.HasPrefix(s.desc, "Building ") }
 
 // linkTarget returns the output name of a step linking an executable or
-// a shared library ("" for other steps, static libraries included).
+// a shared library, without its directory ("" for other steps, static
+// libraries included).
 func (s status) linkTarget() string {
 	if !strings.HasPrefix(s.desc, "Linking ") {
 		return ""
@@ -52,7 +54,7 @@ func (s status) linkTarget() string {
 		return ""
 	}
 	f := strings.Fields(s.desc)
-	return f[len(f)-1]
+	return path.Base(f[len(f)-1])
 }
 
 // A progress reports one build's phases to a person: "configure",
