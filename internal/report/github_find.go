@@ -1,0 +1,114 @@
+package report
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+)
+
+// maxListPages bounds the labelled-issue listing (100 issues a page).
+const maxListPages = 5
+
+// find returns the number of the oldest open issue whose body carries
+// marker, or 0. It asks the Ledger, then the open issues with the first
+// label (no index lag), then search (for issues whose label was removed).
+// An incomplete search answer is an error: better no issue than a
+// duplicate.
+func (f *Filer) find(ctx context.Context, marker string) (int, error) {
+	if n, err := f.fromLedger(ctx, marker); n > 0 || err != nil {
+		return n, err
+	}
+	if n, err := f.fromLabel(ctx, marker); n > 0 || err != nil {
+		return n, err
+	}
+	return f.fromSearch(ctx, marker)
+}
+
+func (f *Filer) fromLedger(ctx context.Context, marker string) (int, error) {
+	if f.Ledger == nil {
+		return 0, nil
+	}
+	n, ok, err := f.Ledger.Lookup(ctx, f.repoName(), marker)
+	if err != nil {
+		return 0, fmt.Errorf("looking up %s in the ledger: %w", marker, err)
+	}
+	if !ok {
+		return 0, nil
+	}
+	var is *github.Issue
+	err = f.call(ctx, fmt.Sprintf("reading issue #%d", n), func() error {
+		var err error
+		is, _, err = f.Client.Issues.Get(ctx, f.Owner, f.Repo, n)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if is.GetState() != "open" {
+		return 0, nil // closed since: a new finding gets a new issue
+	}
+	return n, nil
+}
+
+func (f *Filer) fromLabel(ctx context.Context, marker string) (int, error) {
+	opts := &github.IssueListByRepoOptions{
+		State: "open", Labels: f.labels()[:1], Sort: "created", Direction: "asc",
+		ListOptions: github.ListOptions{PerPage: 100},
+	}
+	for page := 1; page <= maxListPages; page++ {
+		opts.Page = page
+		var issues []*github.Issue
+		var resp *github.Response
+		err := f.call(ctx, "listing open issues labelled "+opts.Labels[0], func() error {
+			var err error
+			issues, resp, err = f.Client.Issues.ListByRepo(ctx, f.Owner, f.Repo, opts)
+			return err
+		})
+		if err != nil {
+			return 0, err
+		}
+		if n := oldestWith(issues, marker); n > 0 {
+			return n, nil
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+	}
+	return 0, nil
+}
+
+func (f *Filer) fromSearch(ctx context.Context, marker string) (int, error) {
+	q := fmt.Sprintf(`repo:%s/%s is:issue is:open in:body "%s"`, f.Owner, f.Repo, marker)
+	var res *github.IssuesSearchResult
+	err := f.call(ctx, "searching issues", func() error {
+		var err error
+		res, _, err = f.Client.Search.Issues(ctx, q, &github.SearchOptions{
+			Sort: "created", Order: "asc", ListOptions: github.ListOptions{PerPage: 100}})
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if res.GetIncompleteResults() {
+		return 0, fmt.Errorf("github: searching issues in %s: GitHub returned incomplete results for %s; not filing, to avoid a duplicate: retry later",
+			f.repoName(), marker)
+	}
+	return oldestWith(res.Issues, marker), nil
+}
+
+// oldestWith returns the lowest-numbered open issue (not a pull request)
+// whose body really contains marker.
+func oldestWith(issues []*github.Issue, marker string) int {
+	best := 0
+	for _, is := range issues {
+		if is.IsPullRequest() || is.GetState() == "closed" || !strings.Contains(is.GetBody(), marker) {
+			continue
+		}
+		if n := is.GetNumber(); best == 0 || n < best {
+			best = n
+		}
+	}
+	return best
+}
