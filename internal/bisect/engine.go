@@ -139,8 +139,16 @@ func (r *run) bisect(ctx context.Context, spans []span) error {
 		r.warnf("an improvement was asked for, but bad %s is %.2f %% slower than good %s: bisecting the regression", b.Short, -100*ch.Delta, g.Short)
 	}
 	if !r.power() {
-		r.res.Status = StatusUnderpowered
-		return nil
+		// Too small a step may be a low estimate: decide on the most
+		// endpoint runs compareSeq would take before giving up.
+		if ok, err := r.l.interleave(ctx, "endpoints", g, b, r.cfg.EndpointRuns*r.cfg.EndpointLooks); err != nil || !ok {
+			return errors.Join(err, errSkippedEndpoint(r.l, g, b))
+		}
+		r.res.Endpoints = r.compare(r.l.samples[g.Hash], r.l.samples[b.Hash], r.cfg.Alpha/float64(r.cfg.EndpointLooks))
+		if !r.power() {
+			r.res.Status = StatusUnderpowered
+			return nil
+		}
 	}
 	if r.mergeB != nil {
 		if spans, err = r.sides(ctx, spans); err != nil {
@@ -178,6 +186,10 @@ func (r *run) power() bool {
 	r.levelN = max(2*r.cfg.EndpointRuns, min(2*p.RunsNeeded, 3*r.cfg.MaxRuns))
 	if p.Enough {
 		return true
+	}
+	n := min(len(r.l.samples[r.res.Good.Hash]), len(r.l.samples[r.res.Bad.Hash]))
+	if n < r.cfg.EndpointRuns*r.cfg.EndpointLooks {
+		return false // the caller measures more and asks again
 	}
 	msg := fmt.Sprintf("the step (%.2f %%, %.2f run sds) needs about %d runs per commit, above max runs %d; the smallest step %d runs can classify is %.2f %%",
 		100*math.Abs(r.res.Endpoints.Delta), p.StepSDs, p.RunsNeeded, r.cfg.MaxRuns, r.cfg.MaxRuns, 100*p.MinDetectable)

@@ -215,3 +215,6 @@ func (l *ledger) interleave(ctx context.Context, phase string, a, b Commit, n in
 		}
 	}
 }
+
+// measured reports whether c has samples already (so needs no build).
+func (l *ledger) measured(c Commit) bool { return len(l.samples[c.Hash]) > 0 }

@@ -14,8 +14,8 @@ const (
 	// can classify, and Force was not set. Power says what would be needed.
 	StatusUnderpowered Status = "underpowered"
 	// StatusInconclusive: the difference reproduced but no culprit was
-	// verified: skipped commits left a range of candidates, or a found
-	// commit did not verify.
+	// verified: skipped commits left a range of candidates, or the commits
+	// found did not verify (Result.Rejected).
 	StatusInconclusive Status = "inconclusive"
 )
 
@@ -63,6 +63,9 @@ type Result struct {
 	Power Power `json:"power"`
 	// Culprits are the commits found, oldest first within each side.
 	Culprits []Culprit `json:"culprits,omitempty"`
+	// Rejected are commits the search pointed at whose verification
+	// showed no change: the search went on around them.
+	Rejected []Culprit `json:"rejected,omitempty"`
 	// Unresolved are ranges whose culprit could not be pinned to one commit
 	// because commits in it were skipped.
 	Unresolved []Unresolved `json:"unresolved,omitempty"`

@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"math"
 	"slices"
 )
@@ -47,29 +48,76 @@ func (r *run) search(ctx context.Context, queue []span) error {
 }
 
 // searchSpan bisects one span. It returns the sub-ranges still to search:
-// both halves when a midpoint lies between the ends, the ranges on either
+// both halves when a midpoint differs from both ends, the ranges on either
 // side of a culprit that explains clearly less than the span's change.
 func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 	cs := s.commits
-	lo, hi := 0, len(cs)-1
-	if ok, err := r.l.interleave(ctx, "bisect", cs[lo], cs[hi], r.levelN); err != nil || !ok {
+	if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), r.levelN); err != nil || !ok {
 		return nil, err
 	}
-	skipped := map[int]bool{}
-	for hi-lo > 1 {
-		mid := pickMid(lo, hi, skipped)
-		if mid < 0 {
-			break
+	b := &bracket{los: []int{0}, his: []int{len(cs) - 1}, skipped: map[int]bool{}}
+	for retry := 0; ; retry++ {
+		split, err := r.narrow(ctx, s, b)
+		if errors.Is(err, errGiveUp) {
+			return nil, nil
 		}
-		v, err := r.classify(ctx, s, cs[mid], hi-lo-1)
+		if err != nil || split != nil {
+			return split, err
+		}
+		lo, hi := b.lo(), b.hi()
+		if hi-lo > 1 {
+			u := Unresolved{Low: cs[lo], Branch: s.branch, Candidates: slices.Clone(cs[lo+1 : hi+1])}
+			r.res.Unresolved = append(r.res.Unresolved, u)
+			r.warnf("skipped commits hide the culprit among %d candidates after %s", len(u.Candidates), cs[lo].Short)
+			return nil, nil
+		}
+		c, err := r.verify(ctx, s, cs[lo], cs[hi])
+		if err != nil {
+			return nil, err
+		}
+		if c.Verified {
+			r.res.Culprits = append(r.res.Culprits, c)
+			return r.remaining(s, c, lo, hi), nil
+		}
+		r.res.Rejected = append(r.res.Rejected, c)
+		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
+			// Not one wrong verdict: the change may be spread out. Search
+			// both sides of the pair afresh.
+			return r.sidesOf(s, lo, hi), nil
+		}
+	}
+}
+
+// A bracket is the state of a binary search: the indices found like the
+// low end (los) and like the high end (his), innermost last.
+type bracket struct {
+	los, his  []int
+	skipped   map[int]bool
+	ambiguous int // ambiguous verdicts so far
+}
+
+func (b *bracket) lo() int { return b.los[len(b.los)-1] }
+func (b *bracket) hi() int { return b.his[len(b.his)-1] }
+
+// narrow classifies midpoints until the bracket is adjacent or only
+// skipped commits are left inside it. A midpoint that differs from both
+// ends splits the span: narrow returns both halves.
+func (r *run) narrow(ctx context.Context, s span, b *bracket) ([]span, error) {
+	cs := s.commits
+	for b.hi()-b.lo() > 1 {
+		mid := pickMid(b.lo(), b.hi(), b.skipped, func(i int) bool { return r.l.measured(cs[i]) })
+		if mid < 0 {
+			return nil, nil
+		}
+		v, err := r.classify(ctx, s, cs[mid], b.hi()-b.lo()-1)
 		if err != nil {
 			return nil, err
 		}
 		switch v {
 		case VerdictLikeLow:
-			lo = mid
+			b.los = append(b.los, mid)
 		case VerdictLikeHigh:
-			hi = mid
+			b.his = append(b.his, mid)
 		case VerdictIntermediate:
 			// Verdicts so far assumed one step; start both halves afresh.
 			r.event("bisect", "%s differs from both %s and %s: searching both halves", cs[mid].Short, s.first().Short, s.last().Short)
@@ -77,86 +125,157 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 				{commits: cs[:mid+1], branch: s.branch},
 				{commits: cs[mid:], branch: s.branch},
 			}, nil
+		case VerdictAmbiguous:
+			b.skipped[mid] = true
+			r.skip(cs[mid], v)
+			if b.ambiguous++; b.ambiguous >= maxAmbiguous {
+				return nil, r.giveUp(ctx, s, b)
+			}
 		default:
-			skipped[mid] = true
+			b.skipped[mid] = true
 			r.skip(cs[mid], v)
 		}
 	}
-	if hi-lo > 1 {
-		u := Unresolved{Low: cs[lo], Branch: s.branch, Candidates: slices.Clone(cs[lo+1 : hi+1])}
-		r.res.Unresolved = append(r.res.Unresolved, u)
-		r.warnf("skipped commits hide the culprit among %d candidates after %s", len(u.Candidates), cs[lo].Short)
-		return nil, nil
-	}
-	c, err := r.verify(ctx, s, cs[lo], cs[hi])
-	if err != nil {
-		return nil, err
-	}
-	r.res.Culprits = append(r.res.Culprits, c)
-	if !c.Verified {
-		return nil, nil
-	}
-	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
-	if math.Abs(spanDelta-c.Effect.Delta) < r.cfg.MinEffect {
-		return nil, nil
-	}
-	var more []span
-	if lo > 0 {
-		more = append(more, span{commits: cs[:lo+1], branch: s.branch})
-	}
-	if hi < len(cs)-1 {
-		more = append(more, span{commits: cs[hi:], branch: s.branch})
-	}
-	return more, nil
+	return nil, nil
 }
 
-// pickMid returns the unskipped index strictly between lo and hi nearest
-// the middle, or -1.
-func pickMid(lo, hi int, skipped map[int]bool) int {
+// maxAmbiguous is the number of ambiguous midpoints after which a span's
+// ends are re-examined: midpoints that fit neither end mean the ends'
+// difference was a fluke, or the change is not a step.
+const maxAmbiguous = 3
+
+// errGiveUp ends the search of one span without an error for the bisect.
+var errGiveUp = errors.New("span given up")
+
+// giveUp re-tests the ends of a span with many ambiguous midpoints and
+// says why the span is left.
+func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
+	ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), 3*r.levelN)
+	if err != nil || !ok {
+		return err
+	}
+	ch := r.compare(r.l.samples[s.first().Hash], r.l.samples[s.last().Hash], r.cfg.Alpha)
+	if !ch.Differs {
+		r.warnf("%s..%s: %d midpoints fit neither end, and with more runs the ends no longer differ (%+.2f %%, p=%.3g): range dropped",
+			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta, ch.P)
+	} else {
+		r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends): the change may be gradual or noisy; range left unresolved",
+			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
+	}
+	return errGiveUp
+}
+
+// unwind handles a culprit that did not verify. With one step in the
+// span, one of the pair's verdicts was wrong, and the pair's fresh
+// verification runs (2 x VerifyRuns) say which: both like the low end means
+// the commit's like-high verdict was wrong, so the search resumes between
+// it and the previous like-high commit; both like the high end, the
+// parent's. It returns false when the runs lie between the ends.
+func (r *run) unwind(ctx context.Context, s span, b *bracket, c Culprit) bool {
+	low, high := mean(r.l.samples[s.first().Hash]), mean(r.l.samples[s.last().Hash])
+	n1, n2 := float64(c.Effect.OldRuns), float64(c.Effect.NewRuns)
+	pos := ((c.Effect.OldMean*n1+c.Effect.NewMean*n2)/(n1+n2) - low) / (high - low)
+	switch {
+	case pos < 0.25 && len(b.his) > 1:
+		i := b.hi()
+		b.his = b.his[:len(b.his)-1]
+		b.los = append(b.los, i)
+		r.event("verify", "%s is like %s after all: searching %d commits after it", c.Commit.Short, s.first().Short, b.hi()-i)
+	case pos > 0.75 && len(b.los) > 1:
+		i := b.lo()
+		b.los = b.los[:len(b.los)-1]
+		b.his = append(b.his, i)
+		r.event("verify", "%s is like %s after all: searching %d commits before it", c.Parent.Short, s.last().Short, i-b.lo())
+	default:
+		return false
+	}
+	return true
+}
+
+// remaining returns the sub-ranges of s beside culprit c (found between
+// lo and hi) when c explains clearly less than the span's change.
+func (r *run) remaining(s span, c Culprit, lo, hi int) []span {
+	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
+	if math.Abs(spanDelta-c.Effect.Delta) < r.cfg.MinEffect {
+		return nil
+	}
+	return r.sidesOf(s, lo, hi)
+}
+
+// sidesOf returns the parts of s before lo and from hi on, each to be
+// tested before it is searched.
+func (r *run) sidesOf(s span, lo, hi int) []span {
+	var more []span
+	if lo > 0 {
+		more = append(more, span{commits: s.commits[:lo+1], branch: s.branch})
+	}
+	if hi < len(s.commits)-1 {
+		more = append(more, span{commits: s.commits[hi:], branch: s.branch})
+	}
+	return more
+}
+
+// pickMid returns the unskipped index strictly between lo and hi to
+// measure next, or -1: a commit measured before (no new build) if one lies
+// in the middle half of the range, else the one nearest the middle.
+func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 	c := (lo + hi) / 2
+	first := -1
 	for d := 0; c-d > lo || c+d < hi; d++ {
 		for _, i := range []int{c - d, c + d + 1} {
-			if i > lo && i < hi && !skipped[i] {
+			if i <= lo || i >= hi || skipped[i] {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+			if built(i) && 4*(i-lo) >= hi-lo && 4*(hi-i) >= hi-lo {
+				return i
+			}
+		}
+		if 4*d > hi-lo {
+			break
+		}
+	}
+	if first < 0 {
+		for i := lo + 1; i < hi; i++ {
+			if !skipped[i] {
 				return i
 			}
 		}
 	}
-	return -1
+	return first
 }
 
 // classify decides whether c is like the span's older or newer end, with
 // a truncated SPRT; a commit undecided at MaxRuns is intermediate (it
 // differs from both ends) or ambiguous.
 func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict, error) {
-	low, high := r.l.samples[s.first().Hash], r.l.samples[s.last().Hash]
-	var v Verdict
-	for v == "" {
-		xs := r.l.samples[c.Hash]
-		if len(xs) >= r.cfg.MinRuns {
-			sd, _ := pooledSD(r.groups())
-			switch newSPRT(mean(low), mean(high), sd, r.cfg.ClassifyError).decide(xs) {
-			case 1:
-				if r.consistent(xs, high, sd) {
-					v = VerdictLikeHigh
-					continue
-				}
-			case -1:
-				if r.consistent(xs, low, sd) {
-					v = VerdictLikeLow
-					continue
-				}
-			}
-			if len(xs) >= r.cfg.MaxRuns {
-				v = r.undecided(low, xs, high)
-				continue
-			}
-		}
-		ok, err := r.l.fetch(ctx, "bisect", c, max(1, r.cfg.MinRuns-len(xs)))
+	v := r.decide(s, c, left)
+	for v == "" && len(r.l.samples[c.Hash]) < r.cfg.MaxRuns {
+		n := max(1, r.cfg.MinRuns-len(r.l.samples[c.Hash]))
+		ok, err := r.l.fetch(ctx, "bisect", c, n)
 		if err != nil {
 			return "", err
 		}
 		if !ok {
 			v = r.l.failed[c.Hash].Reason
+			break
+		}
+		v = r.decide(s, c, left)
+	}
+	if v == "" {
+		// Undecided: the ends' means may be off (they are estimates too).
+		// Measure the ends more, once per span, and decide again.
+		ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), 2*r.levelN)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			v = r.decide(s, c, left)
+		}
+		if v == "" {
+			v = r.undecided(r.l.samples[s.first().Hash], r.l.samples[c.Hash], r.l.samples[s.last().Hash])
 		}
 	}
 	if err := r.verdict(ctx, "bisect", c, v); err != nil {
@@ -164,6 +283,39 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 	}
 	r.l.progress(Event{Phase: "bisect", Commit: c, Runs: len(r.l.samples[c.Hash]), Verdict: v, Left: left})
 	return v, nil
+}
+
+// decide applies the SPRT to c's samples so far: like-low, like-high, or
+// "" (undecided). A decision also needs c's mean to be consistent with the
+// chosen end's.
+func (r *run) decide(s span, c Commit, left int) Verdict {
+	low, high, xs := r.l.samples[s.first().Hash], r.l.samples[s.last().Hash], r.l.samples[c.Hash]
+	if len(xs) < r.cfg.MinRuns {
+		return ""
+	}
+	sd, _ := pooledSD(r.groups())
+	switch newSPRT(mean(low), mean(high), sd, classifyError(r.cfg.ClassifyError, left)).decide(xs) {
+	case 1:
+		if r.consistent(xs, high, sd) {
+			return VerdictLikeHigh
+		}
+	case -1:
+		if r.consistent(xs, low, sd) {
+			return VerdictLikeLow
+		}
+	}
+	return ""
+}
+
+// classifyError returns the error rate for a midpoint of a range with
+// left candidate commits: ClassifyError for small ranges, down to a
+// hundredth of it for large ones, where a wrong verdict costs the most
+// (the search goes down the wrong half and must come back).
+func classifyError(base float64, left int) float64 {
+	if left <= 8 {
+		return base
+	}
+	return base * max(8/float64(left), 0.01)
 }
 
 // consistent reports whether xs's mean is within the ClassifyError

@@ -6,42 +6,59 @@ import (
 	"math"
 )
 
+// verifyLooks is the number of looks of a verification: a second batch
+// of VerifyRuns is taken only when the first does not verify a change in
+// the expected direction. Each look tests at Alpha/verifyLooks.
+const verifyLooks = 2
+
 // verify re-measures culprit c against its parent with VerifyRuns fresh
-// interleaved runs each and fills in the culprit's verified effect.
+// interleaved runs each (twice if needed) and fills in the culprit's
+// verified effect. Only fresh runs count: the bisect's own runs were
+// chosen by the classifier and would inflate the change.
 func (r *run) verify(ctx context.Context, s span, parent, c Commit) (Culprit, error) {
 	cu := Culprit{Commit: c, Parent: parent, Branch: s.branch}
 	r.event("verify", "verifying %s against its parent %s with %d runs each", c.Short, parent.Short, r.cfg.VerifyRuns)
+	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
 	p0, c0 := len(r.l.samples[parent.Hash]), len(r.l.samples[c.Hash])
-	for i := 0; i < r.cfg.VerifyRuns; i++ {
-		for _, x := range []Commit{parent, c} {
-			ok, err := r.l.fetch(ctx, "verify", x, 1)
-			if err != nil {
-				return cu, err
-			}
-			if !ok {
-				r.skip(x, r.l.failed[x.Hash].Reason)
-				r.warnf("could not verify %s: %s became %s", c.Short, x.Short, r.l.failed[x.Hash].Reason)
-				return cu, nil
+	for look := 1; look <= verifyLooks; look++ {
+		ok, err := true, error(nil)
+		for i := 0; ok && err == nil && i < r.cfg.VerifyRuns; i++ {
+			for _, x := range []Commit{parent, c} {
+				if ok, err = r.l.fetch(ctx, "verify", x, 1); !ok || err != nil {
+					break
+				}
 			}
 		}
+		if err != nil {
+			return cu, err
+		}
+		if !ok {
+			x := parent
+			if _, bad := r.l.failed[c.Hash]; bad {
+				x = c
+			}
+			r.skip(x, r.l.failed[x.Hash].Reason)
+			r.warnf("could not verify %s: %s became %s", c.Short, x.Short, r.l.failed[x.Hash].Reason)
+			return cu, nil
+		}
+		ch := r.compare(r.l.samples[parent.Hash][p0:], r.l.samples[c.Hash][c0:], r.cfg.Alpha/verifyLooks)
+		cu.Effect = ch
+		cu.Regression = ch.Delta < 0
+		cu.Verified = ch.Differs && (ch.Delta < 0) == (spanDelta < 0)
+		if cu.Verified || (ch.Delta < 0) != (spanDelta < 0) {
+			break
+		}
 	}
-	ch := r.compare(r.l.samples[parent.Hash][p0:], r.l.samples[c.Hash][c0:], r.cfg.Alpha)
-	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
-	cu.Effect = ch
-	cu.Regression = ch.Delta < 0
-	cu.Verified = ch.Differs && (ch.Delta < 0) == (spanDelta < 0)
+	ch := cu.Effect
 	if spanDelta != 0 {
 		cu.ShareOfRange = ch.Delta / spanDelta
 	}
-	v := VerdictBad
 	if !cu.Verified {
-		v = VerdictAmbiguous
 		r.warnf("%s did not verify against its parent %s: %+.2f %% [%+.2f, %+.2f], p=%.3g",
 			c.Short, parent.Short, 100*ch.Delta, 100*ch.CILow, 100*ch.CIHigh, ch.P)
 	}
 	r.event("verify", "%s: %+.2f %% [%+.2f %%, %+.2f %%] p=%.3g: %s", c.Short,
 		100*ch.Delta, 100*ch.CILow, 100*ch.CIHigh, ch.P, map[bool]string{true: "verified", false: "not verified"}[cu.Verified])
-	_ = v
 	if s.branch == BranchGood && r.mergeB != nil {
 		eq, found, err := r.h.EquivalentIn(ctx, c.Hash, r.mergeB.Hash, r.res.Bad.Hash)
 		if err != nil {
@@ -76,10 +93,8 @@ func (r *run) finish() {
 		return
 	}
 	res.Status = StatusInconclusive
-	for _, c := range res.Culprits {
-		if c.Verified {
-			res.Status = StatusFound
-		}
+	if len(res.Culprits) > 0 {
+		res.Status = StatusFound
 	}
 	if math.IsInf(res.Power.StepSDs, 0) {
 		res.Power.StepSDs = 1e9

@@ -1,0 +1,191 @@
+// Command accuracy measures the bisect engine on seeded synthetic
+// histories with known culprits, beside a naive one-run-per-commit
+// baseline, and prints a Markdown table (for BENCHMARKS.md).
+//
+//	go run ./bench/accuracy [-scale 1] [-seed 1] [-workers 2]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+)
+
+// A group is a row of the table: count scenarios of one kind and ratio.
+type group struct {
+	kind  kind
+	ratio float64
+	count int
+}
+
+// plan is the default mix: 2000 scenarios at scale 1.
+var plan = []group{
+	{kindSingle, 1, 150},
+	{kindSingle, 1.5, 200},
+	{kindSingle, 2, 500},
+	{kindSingle, 3, 200},
+	{kindSingle, 5, 150},
+	{kindAA, 0, 300},
+	{kindTwo, 2, 150},
+	{kindUnbuildable, 2, 150},
+	{kindSlowMB, 2, 200},
+}
+
+func main() {
+	scale := flag.Float64("scale", 1, "multiply every group's scenario count")
+	seed := flag.Uint64("seed", 1, "base seed of the scenarios")
+	workers := flag.Int("workers", runtime.GOMAXPROCS(0), "scenarios bisected at once")
+	cfg := bisect.DefaultConfig
+	flag.Float64Var(&cfg.ClassifyError, "classify-error", cfg.ClassifyError, "Config.ClassifyError")
+	flag.IntVar(&cfg.MaxRuns, "max-runs", cfg.MaxRuns, "Config.MaxRuns")
+	flag.IntVar(&cfg.EndpointRuns, "endpoint-runs", cfg.EndpointRuns, "Config.EndpointRuns")
+	only := flag.String("only", "", "run only the groups whose kind contains this")
+	trace := flag.Uint64("trace", 0, "bisect only the scenario with this seed (as -v prints it), with progress on stderr")
+	verbose := flag.Bool("v", false, "print why each missed scenario missed, to stderr")
+	flag.Parse()
+	if *trace != 0 {
+		g := plan[(*trace-*seed*1_000_003)/100_000]
+		s := newScenario(g.kind, g.ratio, *trace)
+		s.progress = bisect.TextProgress(os.Stderr)
+		o, err := s.run(context.Background(), cfg)
+		fmt.Fprintf(os.Stderr, "%+v %v\n", o, err)
+		return
+	}
+	start := time.Now()
+	rows, err := measure(context.Background(), cfg, *only, *scale, *seed, *workers)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "accuracy:", err)
+		os.Exit(1)
+	}
+	printTable(os.Stdout, rows)
+	if *verbose {
+		for _, r := range rows {
+			for _, o := range r.out {
+				if o.why != "" {
+					fmt.Fprintln(os.Stderr, o.why)
+				}
+			}
+		}
+	}
+	fmt.Fprintf(os.Stderr, "accuracy: %d scenarios in %s\n", total(rows), time.Since(start).Round(time.Second))
+}
+
+// A row aggregates the outcomes of one group.
+type row struct {
+	group
+	out []outcome
+}
+
+func total(rows []row) int {
+	n := 0
+	for _, r := range rows {
+		n += len(r.out)
+	}
+	return n
+}
+
+func measure(ctx context.Context, cfg bisect.Config, only string, scale float64, seed uint64, workers int) ([]row, error) {
+	type job struct{ row, i int }
+	var rows []row
+	var jobs []job
+	for gi, g := range plan {
+		if !strings.Contains(string(g.kind), only) {
+			g.count = 0
+		}
+		g.count = int(math.Round(float64(g.count) * scale))
+		rows = append(rows, row{group: g, out: make([]outcome, g.count)})
+		for i := range g.count {
+			jobs = append(jobs, job{gi, i})
+		}
+	}
+	var (
+		mu    sync.Mutex
+		first error
+		wg    sync.WaitGroup
+		next  = make(chan job)
+	)
+	for range max(1, workers) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				g := rows[j.row].group
+				s := newScenario(g.kind, g.ratio, seed*1_000_003+uint64(j.row)*100_000+uint64(j.i))
+				o, err := s.run(ctx, cfg)
+				mu.Lock()
+				if err != nil && first == nil {
+					first = err
+				}
+				rows[j.row].out[j.i] = o
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+	return rows, first
+}
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f %%", 100*float64(n)/float64(of))
+}
+
+func printTable(w io.Writer, rows []row) {
+	fmt.Fprintln(w, "| scenarios | kind | step / run sd | exact culprit | false culprit | not reproduced | underpowered | inconclusive | mean runs | mean builds | builds <= ceil(log2 N)+3 | naive exact | naive false | naive runs |")
+	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for _, r := range rows {
+		if len(r.out) == 0 {
+			continue
+		}
+		var exact, falseC, notRep, under, incon, runs, builds, within, nExact, nFalse, nRuns int
+		for _, o := range r.out {
+			exact += b2i(o.exact)
+			falseC += b2i(o.falseCulprit)
+			notRep += b2i(o.status == bisect.StatusNotReproduced)
+			under += b2i(o.status == bisect.StatusUnderpowered)
+			incon += b2i(o.status == bisect.StatusInconclusive)
+			runs += o.runs
+			builds += o.builds
+			within += b2i(o.withinBuildBound)
+			nExact += b2i(o.naiveExact)
+			nFalse += b2i(o.naiveFalse)
+			nRuns += o.naiveRuns
+		}
+		n := len(r.out)
+		ratio, exactS, nExactS, withinS := fmt.Sprintf("%g", r.ratio), pct(exact, n), pct(nExact, n), "-"
+		switch r.kind {
+		case kindAA:
+			ratio, exactS, nExactS = "0", "-", "-"
+		case kindTwo:
+			ratio = fmt.Sprintf("%g-5", r.ratio)
+			nExactS = "- (one answer)"
+		case kindSingle:
+			withinS = pct(within, n)
+		}
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %.1f |\n",
+			n, r.kind, ratio, exactS, pct(falseC, n), pct(notRep, n), pct(under, n), pct(incon, n),
+			float64(runs)/float64(n), float64(builds)/float64(n), withinS, nExactS, pct(nFalse, n), float64(nRuns)/float64(n))
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
