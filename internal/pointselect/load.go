@@ -77,8 +77,10 @@ func checkTable(ctx context.Context, db *sql.DB, cfg PrepareConfig, n int) (stri
 	return "replaced", nil
 }
 
-// loadTable creates and fills sbtest<n> on one connection, in one
-// transaction with unique and foreign-key checks off, then creates k_<n>.
+// loadTable creates and fills sbtest<n> on one connection with unique
+// and foreign-key checks off, each statement in autocommit (measured on
+// MariaDB 10.11: one explicit transaction around the load, which turns on
+// InnoDB's buffered bulk insert, took twice as long), then creates k_<n>.
 func loadTable(ctx context.Context, db *sql.DB, cfg PrepareConfig, method string, n int, progress io.Writer) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
@@ -103,18 +105,12 @@ func loadTable(ctx context.Context, db *sql.DB, cfg PrepareConfig, method string
 		fmt.Fprintf(progress, "Inserting %d records into '%s'\n", cfg.TableSize, table)
 		g := &rowGen{k: mustDist(cfg.Rand, uint32(cfg.TableSize))}
 		g.rng.Seed(workerSeed(cfg.Seed, n))
-		if err := exec("starting load of", "BEGIN"); err != nil {
-			return err
-		}
 		if method == LoadLocal {
 			err = loadData(ctx, conn, cfg, table, g)
 		} else {
 			err = insertRows(ctx, conn, cfg, table, g)
 		}
 		if err != nil {
-			return err
-		}
-		if err := exec("committing", "COMMIT"); err != nil {
 			return err
 		}
 	}

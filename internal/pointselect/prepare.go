@@ -30,7 +30,7 @@ type PrepareConfig struct {
 	// TableSize is --table-size, rows per table. Default 10000.
 	TableSize int64
 	// Threads is the number of tables loaded in parallel, each over its
-	// own connection. Default min(Tables, 4).
+	// own connection. Default min(Tables, 8).
 	Threads int
 	// Rand is the distribution of column k (sysbench draws k with
 	// --rand-type). Default DefaultRandConfig (special).
@@ -61,7 +61,7 @@ func (c PrepareConfig) withDefaults() PrepareConfig {
 		c.TableSize = 10000
 	}
 	if c.Threads == 0 {
-		c.Threads = min(c.Tables, 4)
+		c.Threads = min(c.Tables, 8)
 	}
 	if c.Engine == "" {
 		c.Engine = "innodb"
@@ -131,8 +131,7 @@ func (c PrepareConfig) createSQL(n int, temporary bool) string {
 // Prepare creates and loads sbtest1..Tables like sysbench prepare: the
 // same DDL, k from the configured distribution, c and pad random digit
 // groups, index k_N created after the load. Tables are loaded in
-// parallel, each in one transaction with unique and foreign-key checks
-// off (InnoDB's bulk load into an empty table). A table that already has
+// parallel, with unique and foreign-key checks off. A table that already has
 // the right shape and row count is kept; a wrong one is an error unless
 // Force. Progress lines in sysbench's wording go to progress.
 func Prepare(ctx context.Context, db *sql.DB, cfg PrepareConfig, progress io.Writer) (*PrepareResult, error) {
@@ -258,7 +257,6 @@ func Cleanup(ctx context.Context, db *sql.DB, tables int, progress io.Writer) er
 	}
 	return nil
 }
-
 
 // isNoTable reports MySQL error 1146 (table doesn't exist).
 func isNoTable(err error) bool {

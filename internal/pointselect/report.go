@@ -67,7 +67,7 @@ func WriteSummary(w io.Writer, r *Result, histogram bool) error {
 	fmt.Fprintf(&b, "         min: %39.2f\n", r.Latency.Min)
 	fmt.Fprintf(&b, "         avg: %39.2f\n", r.Latency.Avg)
 	fmt.Fprintf(&b, "         max: %39.2f\n", r.Latency.Max)
-	fmt.Fprintf(&b, "         %3dth percentile: %27.2f\n", int(r.Latency.Percentile), r.Latency.PercentileMs)
+	fmt.Fprintf(&b, "         %dth percentile: %27.2f\n", int(r.Latency.Percentile), r.Latency.PercentileMs)
 	fmt.Fprintf(&b, "         sum: %39.2f\n", r.Latency.Sum)
 	b.WriteString("\nThreads fairness:\n")
 	fmt.Fprintf(&b, "    events (avg/stddev):           %.4f/%3.2f\n", r.Fairness.EventsAvg, r.Fairness.EventsStddev)

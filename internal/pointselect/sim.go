@@ -87,8 +87,8 @@ type clockHeap struct{ ws []*worker }
 
 func newClockHeap(n int) *clockHeap { return &clockHeap{ws: make([]*worker, 0, n)} }
 
-func (h *clockHeap) len() int      { return len(h.ws) }
-func (h *clockHeap) min() *worker  { return h.ws[0] }
+func (h *clockHeap) len() int     { return len(h.ws) }
+func (h *clockHeap) min() *worker { return h.ws[0] }
 func (h *clockHeap) less(i, j int) bool {
 	a, b := h.ws[i], h.ws[j]
 	return a.clock < b.clock || (a.clock == b.clock && a.id < b.id)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfbisect/perfbisect/internal/pointselect"
+)
+
+func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the benchmark and print sysbench's report (or --json)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPointselectRun(cmd.Context(), a, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.SetNormalizeFunc(sysbenchFlagNames)
+	f.IntVar(&opts.time, "time", 10, "seconds to measure; 0 = no limit")
+	f.Int64Var(&opts.events, "events", 0, "events to measure; 0 = no limit")
+	f.IntVar(&opts.warmup, "warmup", 0, "seconds to run before measuring (not counted)")
+	f.IntVar(&opts.report, "report-interval", 0, "seconds between intermediate lines on stderr; 0 = none")
+	f.IntVar(&opts.percentile, "percentile", 95, "latency percentile to report (1-100)")
+	f.Var(&opts.histogram, "histogram", "print the latency histogram (on/off)")
+	f.Lookup("histogram").NoOptDefVal = "on"
+	f.BoolVar(&opts.json, "json", false, "print the result as one JSON object instead of the text report")
+	f.StringVar(&opts.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205",
+		"server errors counted and retried, or 'all' (lost connections always reconnect)")
+	return cmd
+}
+
+func runPointselectRun(ctx context.Context, a *app, opts *pointselectOptions) error {
+	cfg := pointselect.RunConfig{
+		Threads: opts.threads, Tables: opts.tables, TableSize: opts.tableSize,
+		Time: seconds(opts.time), Events: opts.events, Warmup: seconds(opts.warmup),
+		ReportInterval: seconds(opts.report), Percentile: float64(opts.percentile),
+		Rand: opts.rand, Seed: opts.seed,
+	}
+	if opts.time == 0 && opts.events == 0 {
+		return usageErrorf("set --time or --events (an endless run is not supported)")
+	}
+	if err := cfg.Validate(); err != nil {
+		return usageErrorf("%v", err)
+	}
+	mc := opts.mysql()
+	codes, all, err := pointselect.ParseIgnoreErrors(opts.ignoreErrors)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	mc.IgnoreErrors, mc.IgnoreAll = codes, all
+	b, err := pointselect.NewMySQL(mc, opts.tables)
+	if err != nil {
+		return err
+	}
+	if !opts.json {
+		pointselect.WriteHeader(a.stderr, cfg, false)
+	}
+	res, err := pointselect.Run(ctx, b, cfg, a.stderr)
+	if res != nil {
+		if opts.json {
+			if jerr := pointselect.WriteJSON(a.stdout, res); jerr != nil && err == nil {
+				err = jerr
+			}
+		} else if werr := pointselect.WriteSummary(a.stdout, res, bool(opts.histogram)); werr != nil && err == nil {
+			err = werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("pointselect run against %s: %w", mc.Address(), err)
+	}
+	return nil
+}
