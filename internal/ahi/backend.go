@@ -139,6 +139,34 @@ func (b *Backend) Drop() *DropReport {
 	return b.drop
 }
 
+// A Report is the model's side of a run through the Backend: what the
+// point-select result does not show.
+type Report struct {
+	Counters    Counters
+	Indexes     []IndexState
+	Drop        *DropReport
+	Violations  int64    // ref_count underflows (fatal in the server)
+	Calibration []string // figures tps_factor touched
+	Notes       []string // fact/model labels
+}
+
+// Report summarises the model after a run of threads workers; call it when
+// the run is over.
+func (b *Backend) Report(threads int) Report {
+	r := Report{Counters: b.m.Counters(), Indexes: b.m.IndexStates(), Drop: b.Drop(), Violations: b.m.Violations()}
+	costs := DefaultCosts()
+	if b.cfg.Costs != nil {
+		costs = *b.cfg.Costs
+	}
+	r.Calibration, r.Notes = labels(labelInput{knobs: b.cfg.Knobs, costs: costs, threads: threads,
+		cold: b.cfg.Cold, measured: b.cfg.Mode == Measured, noiseCV: b.cfg.NoiseCV, noiseFactor: b.noise,
+		indexes: r.Indexes, drop: r.Drop})
+	if b.cfg.Mode == Deterministic {
+		r.Notes = append(r.Notes, "not sampled: the point-select loop executed every event")
+	}
+	return r
+}
+
 // A detConn is a deterministic session: its own virtual clock, which the
 // loop advances by the latencies PointSelect returns.
 type detConn struct {

@@ -40,6 +40,9 @@ type collisions struct {
 
 // lookup returns the collision group of (table, id), or -1.
 func (c *collisions) lookup(ti int, id int64) int32 {
+	if ti >= len(c.ids) {
+		return -1
+	}
 	ids := c.ids[ti]
 	if len(ids) == 0 {
 		return -1
@@ -53,6 +56,9 @@ func (c *collisions) lookup(ti int, id int64) int32 {
 
 // inLeaf returns the positions in ids[ti] of colliding keys in [lo, hi].
 func (c *collisions) inLeaf(ti int, lo, hi int64) (int, int) {
+	if ti >= len(c.ids) {
+		return 0, 0
+	}
 	ids := c.ids[ti]
 	a := sort.Search(len(ids), func(i int) bool { return ids[i] >= lo })
 	b := a

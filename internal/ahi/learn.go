@@ -27,7 +27,7 @@ func (m *Model) infoUpdate(c *Counters, t *Table, ix *Index, leaf, id int64, has
 	// Step 3: block help counting.
 	b := &t.blocks[leaf]
 	nRecs := uint32(t.recsOf(leaf))
-	bi := b.index.Load()
+	bi := t.indexOf(b)
 	hashedSame := bi == ix && b.params.Load() == rec
 	build := false
 	helps := b.helps.Load()
@@ -59,7 +59,7 @@ func (m *Model) infoUpdate(c *Counters, t *Table, ix *Index, leaf, id int64, has
 	}
 	// Step 4: a page hashed for a freed index with the same id is dropped;
 	// a HASH_FAIL repairs the node of this record.
-	if bi != nil && bi != ix && bi.ID == ix.ID {
+	if bi != nil && bi.freed.Load() { // hashed for a freed index with this id
 		out.DropRecs += int32(m.dropPage(c, t, leaf, &c.PagesDroppedGC))
 	} else if hashFail && hashedSame {
 		m.updateHashRef(c, t, ix, leaf, id, rec, out)
@@ -81,7 +81,7 @@ func (m *Model) updateHashRef(c *Counters, t *Table, ix *Index, leaf, id int64, 
 		m.lockS(c, p)
 	}
 	b := &t.blocks[leaf]
-	if b.index.Load() == ix && b.params.Load() == rec && m.enabled.Load() {
+	if t.indexOf(b) == ix && b.params.Load() == rec && m.enabled.Load() {
 		if g := m.coll.lookup(t.Num-1, id); g >= 0 {
 			m.owner[g].Store(packKey(t.Num, id)) // the cell latch orders this in R2
 		}
@@ -103,7 +103,7 @@ func (m *Model) buildPage(c *Counters, t *Table, ix *Index, leaf int64, rec uint
 	p := &m.parts[ix.Part]
 	m.lockS(c, p)
 	enabled := m.enabled.Load()
-	bi := b.index.Load()
+	bi := t.indexOf(b)
 	m.unlockS(p)
 	if !enabled {
 		return 0
@@ -119,7 +119,7 @@ func (m *Model) buildPage(c *Counters, t *Table, ix *Index, leaf int64, rec uint
 	if !m.enabled.Load() {
 		return 0
 	}
-	switch cur := b.index.Load(); {
+	switch cur := t.indexOf(b); {
 	case cur != nil && (cur != ix || b.params.Load() != rec):
 		return 0 // hashed meanwhile with other parameters: give up
 	case cur == nil:
@@ -132,7 +132,7 @@ func (m *Model) buildPage(c *Counters, t *Table, ix *Index, leaf int64, rec uint
 			c.BuildsRefused++
 			return 0
 		}
-		b.index.Store(ix)
+		b.hashed.Store(1)
 		b.params.Store(rec)
 		ix.refCount.Add(1)
 		c.PagesBuilt++
@@ -167,7 +167,7 @@ func (m *Model) setOwners(t *Table, leaf int64, insert bool) {
 // last page. It counts the drop in *kind and returns the records erased.
 func (m *Model) dropPage(c *Counters, t *Table, leaf int64, kind *uint64) int {
 	b := &t.blocks[leaf]
-	bi := b.index.Load()
+	bi := t.indexOf(b)
 	if bi == nil {
 		return 0
 	}
@@ -176,7 +176,7 @@ func (m *Model) dropPage(c *Counters, t *Table, leaf int64, kind *uint64) int {
 	m.foldPage(t, leaf) // folds computed without the latch, then X for the erase
 	m.lockX(c, p)
 	defer m.unlockX(p)
-	if b.index.Load() != bi {
+	if t.indexOf(b) != bi {
 		return 0 // someone else dropped it meanwhile
 	}
 	m.setOwners(t, leaf, false)
@@ -188,7 +188,7 @@ func (m *Model) dropPage(c *Counters, t *Table, leaf int64, kind *uint64) int {
 	} else if n == 0 && bi.freed.Load() {
 		bi.lazyFreed.Store(true) // btr_search_lazy_free
 	}
-	b.index.Store(nil)
+	b.hashed.Store(0)
 	*kind++
 	return nRecs
 }

@@ -51,7 +51,7 @@ func (m *Model) Disable() int {
 		for i := range t.blocks {
 			visited++
 			b := &t.blocks[i]
-			bi := b.index.Load()
+			bi := t.indexOf(b)
 			if bi == nil {
 				continue
 			}
@@ -60,7 +60,7 @@ func (m *Model) Disable() int {
 			} else if m.k.RefcountFix {
 				bi.refCount.Store(0)
 			}
-			b.index.Store(nil)
+			b.hashed.Store(0)
 		}
 	}
 	for _, ix := range garbage {
@@ -115,7 +115,7 @@ func (m *Model) DropTable(mode DropMode) (DropResult, error) {
 	}
 	res := DropResult{Mode: mode, PagesTotal: len(t.blocks)}
 	for i := range t.blocks {
-		if t.blocks[i].index.Load() != nil {
+		if t.indexOf(&t.blocks[i]) != nil {
 			res.PagesHashed++
 		}
 	}
@@ -131,7 +131,7 @@ func (m *Model) DropTable(mode DropMode) (DropResult, error) {
 	defer m.dict.Unlock()
 	var c Counters
 	for i := range t.blocks {
-		if t.blocks[i].index.Load() != nil {
+		if t.indexOf(&t.blocks[i]) != nil {
 			m.dropPage(&c, t, int64(i), &c.PagesDroppedDDL)
 		}
 	}
@@ -169,7 +169,7 @@ func (m *Model) WarmUp() int {
 		ix.lastHashSucc.Store(true)
 		for i := range t.blocks {
 			b := &t.blocks[i]
-			if b.state.Load() != stateInPool || b.index.Load() == ix {
+			if b.state.Load() != stateInPool || t.indexOf(b) == ix {
 				continue
 			}
 			if m.buildPage(c, t, ix, int64(i), recOneFieldLeft) > 0 {
@@ -180,7 +180,7 @@ func (m *Model) WarmUp() int {
 		// true only if pages of this index got hashed.
 		hashed := false
 		for i := range t.blocks {
-			if t.blocks[i].index.Load() == ix {
+			if t.indexOf(&t.blocks[i]) == ix {
 				hashed = true
 				break
 			}

@@ -55,7 +55,7 @@ func (m *Model) Lookup(w *Worker, table int, id int64) Outcome {
 		m.infoUpdate(c, t, ix, leaf, id, hashFail, &out)
 	}
 	if m.concurrent {
-		t.blocks[leaf].latch.RUnlock()
+		t.latches[leaf].RUnlock()
 	}
 	return out
 }
@@ -74,23 +74,23 @@ func (m *Model) guess(c *Counters, t *Table, ix *Index, leaf, id int64, out *Out
 	out.Part = int16(ix.Part)
 	m.lockS(c, p)
 	b := &t.blocks[leaf]
-	bi := b.index.Load()
+	bi := t.indexOf(b)
 	if !m.enabled.Load() || bi == nil || !m.nodeFor(t, id) {
 		m.unlockS(p)
 		c.HashFails++
 		return false
 	}
-	if m.concurrent && !b.latch.TryRLock() { // never wait for the page
+	if m.concurrent && !t.latches[leaf].TryRLock() { // never wait for the page
 		m.unlockS(p)
 		c.PageTryFails++
 		c.HashFails++
 		return false
 	}
-	ok := b.state.Load() == stateInPool && bi == ix && // a freed index with the same id fails
+	ok := b.state.Load() == stateInPool && !bi.freed.Load() && // a freed index with the same id fails
 		m.ownsNode(t, id) // validation: the node's record is the searched one
 	m.unlockS(p)
 	if m.concurrent {
-		b.latch.RUnlock()
+		t.latches[leaf].RUnlock()
 	}
 	if !ok {
 		c.HashFails++

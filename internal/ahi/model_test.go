@@ -97,7 +97,7 @@ func TestBuildDecision(t *testing.T) {
 		ix.nHashPotential.Store(tc.potential)
 		b := &tb.blocks[3]
 		if tc.hashed {
-			b.index.Store(ix)
+			b.hashed.Store(1)
 			b.params.Store(recOneFieldLeft)
 			ix.refCount.Store(1)
 		}
@@ -239,7 +239,7 @@ func hashedShares(m *Model) (f, q float64) {
 	var hashed, visited int
 	tb := m.tables[0]
 	for i := range tb.blocks {
-		if tb.blocks[i].index.Load() != nil {
+		if tb.blocks[i].hashed.Load() != 0 {
 			hashed++
 			if tb.blocks[i].helps.Load() > 0 {
 				visited++

@@ -74,14 +74,14 @@ func (p *pool) touch(m *Model, c *Counters, t *Table, leaf int64) (bool, int32) 
 			v.ref.Store(0)
 			continue
 		}
-		if m.concurrent && !v.latch.TryLock() {
+		if m.concurrent && !vt.latches[vi].TryLock() {
 			continue // in use: skip, as the LRU skips latched blocks
 		}
 		v.state.Store(stateRemoveHash)
 		dropped += int32(m.dropPage(c, vt, vi, &c.PagesDroppedEv))
 		v.state.Store(stateEvicted)
 		if m.concurrent {
-			v.latch.Unlock()
+			vt.latches[vi].Unlock()
 		}
 		p.resident--
 	}

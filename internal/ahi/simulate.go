@@ -18,7 +18,7 @@ type SimConfig struct {
 	NoiseCV   float64       // run-to-run noise: coefficient of variation of one multiplicative factor per run; default 0
 	// SampleEvents is the number of events simulated over the whole run in
 	// steady state (a per-second quota; quiet stretches are skipped in
-	// simulated time). Default 100,000. Negative: simulate every event.
+	// simulated time). Default 50,000. Negative: simulate every event.
 	SampleEvents int
 	Costs        *Costs  // nil: DefaultCosts
 	Cold         bool    // start with an empty AHI and learn it by real lookups instead of WarmUp
@@ -40,7 +40,7 @@ func (c SimConfig) withDefaults() SimConfig {
 		c.Duration = 60 * time.Second
 	}
 	if c.SampleEvents == 0 {
-		c.SampleEvents = 100000
+		c.SampleEvents = 50000
 	}
 	if c.Percentile == 0 {
 		c.Percentile = 95
@@ -315,5 +315,12 @@ func (r *runner) fill(res *SimResult) {
 	res.Sampled = r.sampled
 	res.Events = r.events
 	res.Represented = int64(sum)
-	res.Calibration, res.Notes = labels(r.cfg, res)
+	costs := DefaultCosts()
+	if r.cfg.Costs != nil {
+		costs = *r.cfg.Costs
+	}
+	res.Calibration, res.Notes = labels(labelInput{knobs: r.cfg.Knobs, costs: costs, threads: r.cfg.Threads,
+		cold: r.cfg.Cold, noiseCV: r.cfg.NoiseCV, noiseFactor: res.NoiseFactor, sampled: res.Sampled,
+		events: res.Events, represented: res.Represented, samplingSE: res.SamplingSE,
+		indexes: res.Indexes, drop: res.Drop})
 }

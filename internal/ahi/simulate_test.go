@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"reflect"
-	"sort"
 	"testing"
 	"time"
 )
@@ -150,10 +149,4 @@ func TestEagerDropLinearLazyConstant(t *testing.T) {
 	if l := work[DropLazy]; l[0] != 0 || l[1] != 0 {
 		t.Errorf("lazy AHI work at DDL time %v, want 0", l)
 	}
-}
-
-func median(xs []float64) float64 {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return s[len(s)/2]
 }

@@ -17,13 +17,17 @@ const (
 // ids i*R+1 .. (i+1)*R. Writes to index/params happen under the partition
 // latch X; n_hash_helps is racy by design (an atomic here, so the measured
 // mode is race-free in Go terms).
+//
+// block->index is a flag here: a page can only be hashed for its own
+// table's index (a dropped table keeps its Index object, marked freed),
+// so "hashed" plus Table.Index is the pointer, without GC write barriers.
+// The page latches live in Table.latches, allocated in measured mode only.
 type block struct {
-	latch  sync.RWMutex          // the page latch (measured mode only)
-	index  atomic.Pointer[Index] // block->index: the index this page is hashed for, or nil
-	params atomic.Uint32         // ahi_left_bytes_fields the entries were built with
-	helps  atomic.Uint32         // n_hash_helps
-	state  atomic.Uint32         // stateInPool, stateRemoveHash, stateEvicted
-	ref    atomic.Uint32         // CLOCK reference bit (eviction)
+	hashed atomic.Uint32 // block->index != nullptr
+	params atomic.Uint32 // ahi_left_bytes_fields the entries were built with
+	helps  atomic.Uint32 // n_hash_helps
+	state  atomic.Uint32 // stateInPool, stateRemoveHash, stateEvicted
+	ref    atomic.Uint32 // CLOCK reference bit (eviction)
 }
 
 // An Index is one clustered index (n_uniq = 1) with its search_info (spec
@@ -51,10 +55,11 @@ func (ix *Index) RefCount() int64 { return ix.refCount.Load() }
 // A Table is one sbtest table: its clustered index as an implicit B+tree
 // with real leaf blocks and real internal-page latches.
 type Table struct {
-	Num    int   // 1-based
-	Rows   int64 // ids 1..Rows
-	Index  *Index
-	blocks []block
+	Num     int   // 1-based
+	Rows    int64 // ids 1..Rows
+	Index   *Index
+	blocks  []block
+	latches []sync.RWMutex // page latches, measured mode only
 	// levels[0] is the root level; the last internal level's children are
 	// leaves. span[l] is how many leaves one page of level l covers.
 	levels [][]sync.RWMutex
@@ -65,13 +70,16 @@ type Table struct {
 }
 
 // newTable builds the implicit tree of rows records.
-func newTable(num int, rows int64, r, fanout int, ix *Index) *Table {
+func newTable(num int, rows int64, r, fanout int, ix *Index, concurrent bool) *Table {
 	t := &Table{Num: num, Rows: rows, Index: ix, r: int64(r), fanout: int64(fanout)}
 	leaves := (rows + t.r - 1) / t.r
 	if leaves < 1 {
 		leaves = 1
 	}
 	t.blocks = make([]block, leaves)
+	if concurrent {
+		t.latches = make([]sync.RWMutex, leaves)
+	}
 	ix.Leaves = int(leaves)
 	// Internal levels bottom-up, then reversed so levels[0] is the root.
 	var counts, spans []int64
@@ -88,6 +96,14 @@ func newTable(num int, rows int64, r, fanout int, ix *Index) *Table {
 	}
 	t.height = len(t.levels) + 1
 	return t
+}
+
+// indexOf returns block->index: the table's index if b is hashed, or nil.
+func (t *Table) indexOf(b *block) *Index {
+	if b.hashed.Load() != 0 {
+		return t.Index
+	}
+	return nil
 }
 
 // Height returns the number of B-tree levels, leaves included.
@@ -146,7 +162,7 @@ func (t *Table) descend(id int64, concurrent bool) (leaf int64, levels int) {
 	}
 	leaf = page
 	if concurrent {
-		t.blocks[leaf].latch.RLock()
+		t.latches[leaf].RLock()
 		if held != nil {
 			held.RUnlock()
 		}
