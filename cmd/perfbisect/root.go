@@ -86,6 +86,8 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 	cmd.AddCommand(
 		newBisectCmd(a),
 		newDBCmd(a),
+		newMeasureCmd(a),
+		newModelCmd(a),
 		newPointselectCmd(a),
 		newScenarioCmd(a),
 	)
