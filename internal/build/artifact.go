@@ -51,11 +51,6 @@ func readArtifact(prefix string) (*Artifact, error) {
 	if err := json.Unmarshal(b, &a); err != nil {
 		return nil, fmt.Errorf("reading build marker in %s: %w", prefix, err)
 	}
-	// The prefix may have been moved with its cache directory.
-	a.Prefix = prefix
-	if rel, err := filepath.Rel(prefix, a.Binary); err != nil || strings.HasPrefix(rel, "..") {
-		a.Binary = ""
-	}
 	return &a, nil
 }
 

@@ -95,6 +95,10 @@ func (b *Builder) Lookup(tree string) (*Artifact, error) {
 	}
 	a, err := readArtifact(b.Prefix(tree))
 	if a != nil {
+		// The paths hold even when the cache directory was moved.
+		a.Prefix = b.Prefix(tree)
+		a.Binary = filepath.Join(a.Prefix, filepath.FromSlash(b.recipe.Binary))
+		a.LogPath = b.LogPath(tree)
 		a.Cached = true
 	}
 	return a, err
