@@ -2,10 +2,13 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/store"
@@ -45,6 +48,11 @@ type Measurer struct {
 	Workload Workload
 	// Fresh ignores stored samples taken before this Measurer was made.
 	Fresh bool
+	// BinaryOf, when set, names the server binary a commit builds to:
+	// samples of any commit whose build produced a byte-identical binary
+	// are this commit's samples too (a commit that touches only tests or
+	// docs costs a build check and nothing else).
+	BinaryOf func(ctx context.Context, c bisect.Commit) (string, error)
 	// Log receives one line per run taken (stderr); nil for none.
 	Log io.Writer
 
@@ -114,10 +122,23 @@ func (m *Measurer) stored(ctx context.Context, c bisect.Commit) ([]float64, erro
 	if m.Fresh {
 		return m.fresh[c.Hash], nil
 	}
-	runs, err := m.Store.Runs(ctx, store.RunFilter{CommitHash: c.Hash, ConfigHash: m.Workload.ConfigHash,
-		EnvironmentID: m.envID, Status: store.RunOK})
+	filter := store.RunFilter{CommitHash: c.Hash, ConfigHash: m.Workload.ConfigHash,
+		EnvironmentID: m.envID, Status: store.RunOK}
+	runs, err := m.Store.Runs(ctx, filter)
 	if err != nil {
 		return nil, err
+	}
+	if m.BinaryOf != nil {
+		bin, err := m.BinaryOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		filter.CommitHash, filter.BinaryHash = "", bin
+		same, err := m.Store.Runs(ctx, filter)
+		if err != nil {
+			return nil, err
+		}
+		runs = mergeRuns(runs, same)
 	}
 	tps := make([]float64, len(runs))
 	for i, r := range runs {
@@ -163,4 +184,31 @@ func (m *Measurer) fill(r *store.Run, c bisect.Commit) {
 	if r.Status == "" {
 		r.Status = store.RunOK
 	}
+}
+
+// newWorkload makes a Workload whose ConfigHash is the hash of config's JSON.
+func newWorkload(name string, config any) (Workload, error) {
+	b, err := json.Marshal(config)
+	if err != nil {
+		return Workload{}, err
+	}
+	sum := sha256.Sum256(b)
+	return Workload{Name: name, Config: b, ConfigHash: hex.EncodeToString(sum[:8])}, nil
+}
+
+// mergeRuns returns the runs of a and b without duplicates, in the order
+// they were taken.
+func mergeRuns(a, b []store.Run) []store.Run {
+	seen := make(map[string]bool, len(a))
+	for _, r := range a {
+		seen[r.ID] = true
+	}
+	for _, r := range b {
+		if !seen[r.ID] {
+			a = append(a, r)
+			seen[r.ID] = true
+		}
+	}
+	sort.SliceStable(a, func(i, j int) bool { return a[i].StartedAt.Before(a[j].StartedAt) })
+	return a
 }

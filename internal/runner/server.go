@@ -10,7 +10,9 @@ package runner
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -106,8 +108,17 @@ func (c ServerConfig) Validate() error {
 	return nil
 }
 
-// Socket is the server's unix socket path.
-func (c ServerConfig) Socket() string { return filepath.Join(c.RunDir, "mysqld.sock") }
+// Socket is the server's unix socket path: in RunDir, unless that path
+// would pass the 107 bytes a socket address holds; then a name derived
+// from RunDir in the temporary directory.
+func (c ServerConfig) Socket() string {
+	p := filepath.Join(c.RunDir, "mysqld.sock")
+	if len(p) <= 100 {
+		return p
+	}
+	sum := sha256.Sum256([]byte(c.RunDir))
+	return filepath.Join(os.TempDir(), "perfbisect-"+hex.EncodeToString(sum[:6])+".sock")
+}
 
 // ErrorLog is the server's error log path.
 func (c ServerConfig) ErrorLog() string { return filepath.Join(c.RunDir, "error.log") }
