@@ -117,3 +117,46 @@ func TestBuilderHistory(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildConcurrentSameTree asks for one tree from two goroutines at
+// once (two Builders, as two perfbisect processes would have): the lock
+// makes one build it and the other find it built.
+func TestBuildConcurrentSameTree(t *testing.T) {
+	requireTools(t)
+	ctx := context.Background()
+	tr := newToyRepo(t)
+	cfg := Config{CacheDir: t.TempDir(), Jobs: 2}
+	type result struct {
+		a   *Artifact
+		err error
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		b, err := New(cfg, toyRecipe())
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := tr.source(ctx, "HEAD")
+		go func() {
+			a, err := b.Build(ctx, src, nil)
+			results <- result{a, err}
+		}()
+	}
+	built, cached := 0, 0
+	var hashes []string
+	for range 2 {
+		r := <-results
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		if r.a.Cached {
+			cached++
+		} else {
+			built++
+		}
+		hashes = append(hashes, r.a.BinaryHash)
+	}
+	if built != 1 || cached != 1 || hashes[0] != hashes[1] {
+		t.Errorf("built %d, cached %d, binary hashes %q; want 1, 1 and equal", built, cached, hashes)
+	}
+}
