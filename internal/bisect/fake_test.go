@@ -105,10 +105,15 @@ type fakeMeasurer struct {
 	measured    map[string]int // "hash/index" -> times produced
 	calls       int
 	failAfter   int // > 0: the call after this many fails with a non-skip error
+	onCall      func(calls int)
+	// lie makes a commit's first lieRuns samples come from another level.
+	lie     map[string]float64
+	lieRuns int
 }
 
 func newFakeMeasurer(seed uint64, sd float64) *fakeMeasurer {
-	return &fakeMeasurer{seed: seed, sd: sd, level: map[string]float64{}, unbuildable: map[string]bool{}, measured: map[string]int{}}
+	return &fakeMeasurer{seed: seed, sd: sd, level: map[string]float64{}, unbuildable: map[string]bool{},
+		measured: map[string]int{}, lie: map[string]float64{}}
 }
 
 var errKilled = fmt.Errorf("killed")
@@ -117,6 +122,9 @@ func (m *fakeMeasurer) Measure(ctx context.Context, c Commit, first, n int) ([]f
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
+	if m.onCall != nil {
+		m.onCall(m.calls)
+	}
 	if m.failAfter > 0 && m.calls > m.failAfter {
 		return nil, errKilled
 	}
@@ -132,7 +140,11 @@ func (m *fakeMeasurer) Measure(ctx context.Context, c Commit, first, n int) ([]f
 		k := first + i
 		m.measured[fmt.Sprintf("%s/%d", c.Hash, k)]++
 		rng := rand.New(rand.NewPCG(m.seed, fnvHash(fmt.Sprintf("%s/%d", c.Hash, k))))
-		xs[i] = lvl + m.sd*rng.NormFloat64()
+		l := lvl
+		if v, ok := m.lie[c.Hash]; ok && k < m.lieRuns {
+			l = v
+		}
+		xs[i] = l + m.sd*rng.NormFloat64()
 	}
 	return xs, nil
 }

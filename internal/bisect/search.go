@@ -251,7 +251,7 @@ func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 // a truncated SPRT; a commit undecided at MaxRuns is intermediate (it
 // differs from both ends) or ambiguous.
 func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict, error) {
-	v := r.decide(s, c, left)
+	v := r.decide(s, c)
 	for v == "" && len(r.l.samples[c.Hash]) < r.cfg.MaxRuns {
 		n := max(1, r.cfg.MinRuns-len(r.l.samples[c.Hash]))
 		ok, err := r.l.fetch(ctx, "bisect", c, n)
@@ -262,7 +262,7 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 			v = r.l.failed[c.Hash].Reason
 			break
 		}
-		v = r.decide(s, c, left)
+		v = r.decide(s, c)
 	}
 	if v == "" {
 		// Undecided: the ends' means may be off (they are estimates too).
@@ -272,7 +272,7 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 			return "", err
 		}
 		if ok {
-			v = r.decide(s, c, left)
+			v = r.decide(s, c)
 		}
 		if v == "" {
 			v = r.undecided(r.l.samples[s.first().Hash], r.l.samples[c.Hash], r.l.samples[s.last().Hash])
@@ -288,13 +288,13 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 // decide applies the SPRT to c's samples so far: like-low, like-high, or
 // "" (undecided). A decision also needs c's mean to be consistent with the
 // chosen end's.
-func (r *run) decide(s span, c Commit, left int) Verdict {
+func (r *run) decide(s span, c Commit) Verdict {
 	low, high, xs := r.l.samples[s.first().Hash], r.l.samples[s.last().Hash], r.l.samples[c.Hash]
 	if len(xs) < r.cfg.MinRuns {
 		return ""
 	}
 	sd, _ := pooledSD(r.groups())
-	switch newSPRT(mean(low), mean(high), sd, classifyError(r.cfg.ClassifyError, left)).decide(xs) {
+	switch newSPRT(mean(low), mean(high), sd, r.cfg.ClassifyError).decide(xs) {
 	case 1:
 		if r.consistent(xs, high, sd) {
 			return VerdictLikeHigh
@@ -305,17 +305,6 @@ func (r *run) decide(s span, c Commit, left int) Verdict {
 		}
 	}
 	return ""
-}
-
-// classifyError returns the error rate for a midpoint of a range with
-// left candidate commits: ClassifyError for small ranges, down to a
-// hundredth of it for large ones, where a wrong verdict costs the most
-// (the search goes down the wrong half and must come back).
-func classifyError(base float64, left int) float64 {
-	if left <= 8 {
-		return base
-	}
-	return base * max(8/float64(left), 0.01)
 }
 
 // consistent reports whether xs's mean is within the ClassifyError

@@ -1,6 +1,11 @@
 package bisect
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
 
 func TestPickMid(t *testing.T) {
 	none := func(int) bool { return false }
@@ -29,6 +34,128 @@ func TestPickMid(t *testing.T) {
 		}
 		if got := pickMid(tt.lo, tt.hi, sk, built); got != tt.want {
 			t.Errorf("%s: pickMid = %d, want %d", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestMannWhitneyP(t *testing.T) {
+	tests := []struct {
+		name   string
+		a, b   []float64
+		lo, hi float64 // want p in [lo, hi]
+	}{
+		// Exact: complete separation of 3 vs 3 gives 2/C(6,3) = 0.1;
+		// of 5 vs 5, 2/C(10,5) = 0.0079 (benchmath's table agrees).
+		{"3v3 separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0.0999, 0.1001},
+		{"5v5 separated", []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 0.00793, 0.00794},
+		{"identical order", []float64{1, 3, 5}, []float64{2, 4, 6}, 0.69, 0.71}, // U=3 of 9: p = 2*P(U<=3) = 2*7/20
+		{"empty", nil, []float64{1}, 1, 1},
+		// Normal approximation (n > 20): interleaved samples, no difference.
+		{"large, no shift", seq(0, 2, 30), seq(1, 2, 30), 0.5, 1},
+		{"large, shifted", seq(0, 1, 30), seq(100, 1, 30), 0, 1e-9},
+		// Ties force the approximation.
+		{"ties", []float64{1, 1, 2, 2}, []float64{1, 2, 2, 3}, 0.3, 1},
+	}
+	for _, tt := range tests {
+		if p := mannWhitneyP(tt.a, tt.b); p < tt.lo || p > tt.hi {
+			t.Errorf("%s: p = %.5g, want [%g, %g]", tt.name, p, tt.lo, tt.hi)
+		}
+	}
+}
+
+func seq(start, step float64, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = start + step*float64(i)
+	}
+	return xs
+}
+
+// TestCompareCoverage checks on seeded normal data that the 95 % interval
+// covers the true change about 95 % of the time, and that the decision
+// holds its alpha on A/A data.
+func TestCompareCoverage(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	draw := func(mu float64, n int) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = mu + 1140*rng.NormFloat64()
+		}
+		return xs
+	}
+	const trials = 400
+	covered, falsePos := 0, 0
+	for range trials {
+		c := compare(draw(380000, 20), draw(377720, 20), 0.01, 0.003, rng)
+		if c.CILow <= -0.006 && c.CIHigh >= -0.006 {
+			covered++
+		}
+		if compare(draw(380000, 20), draw(380000, 20), 0.01, 0.003, rng).Differs {
+			falsePos++
+		}
+	}
+	if cov := float64(covered) / trials; cov < 0.91 || cov > 0.98 {
+		t.Errorf("coverage %.3f, want about 0.95", cov)
+	}
+	if falsePos > 4 {
+		t.Errorf("%d of %d A/A comparisons differ, want at most 1 %%", falsePos, trials)
+	}
+}
+
+func TestPowerFormulas(t *testing.T) {
+	// Classifying a 2-sd step with error 0.001 each way by the midline
+	// needs (2*3.09/2)^2 = 9.5 -> 10 runs; 30 runs see 1.13 sds.
+	if n := runsNeeded(2, 0.001); n != 10 {
+		t.Errorf("runsNeeded(2, 0.001) = %d, want 10", n)
+	}
+	if d := minDetectable(30, 0.001); math.Abs(d-1.128) > 0.01 {
+		t.Errorf("minDetectable(30, 0.001) = %.3f, want 1.128", d)
+	}
+	if n := runsNeeded(0, 0.001); n < 1e9 {
+		t.Errorf("runsNeeded(0) = %d, want huge", n)
+	}
+}
+
+func TestSPRT(t *testing.T) {
+	tst := newSPRT(100, 90, 5, 0.001) // bound ln(999) = 6.9
+	tests := []struct {
+		xs   []float64
+		want int
+	}{
+		{[]float64{100, 101, 99, 100}, -1},
+		{[]float64{90, 89, 91, 90}, 1},
+		{[]float64{95, 95, 95, 95}, 0},
+		{[]float64{100, 1e9}, -1}, // a wild run is clipped: 100 + clipped 115 still says low
+	}
+	for _, tt := range tests {
+		if got := tst.decide(tt.xs); got != tt.want {
+			t.Errorf("decide(%v) = %d (llr %.2f), want %d", tt.xs, got, tst.llr(tt.xs), tt.want)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig.Validate(); err != nil {
+		t.Fatalf("default config: %v", err)
+	}
+	tests := []struct {
+		name string
+		edit func(*Config)
+		want string
+	}{
+		{"negative min effect", func(c *Config) { c.MinEffect = -0.1 }, "min effect"},
+		{"alpha 0", func(c *Config) { c.Alpha = 0 }, "alpha"},
+		{"classify error 0.5", func(c *Config) { c.ClassifyError = 0.5 }, "classify error"},
+		{"few endpoint runs", func(c *Config) { c.EndpointRuns = 2 }, "endpoint runs"},
+		{"max below min", func(c *Config) { c.MaxRuns = 2 }, "max runs"},
+		{"zero culprits", func(c *Config) { c.MaxCulprits = 0 }, "max culprits"},
+		{"zero value", func(c *Config) { *c = Config{} }, "alpha"},
+	}
+	for _, tt := range tests {
+		c := DefaultConfig
+		tt.edit(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err %v, want %q", tt.name, err, tt.want)
 		}
 	}
 }
