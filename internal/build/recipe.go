@@ -165,6 +165,19 @@ func (r Recipe) Hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
+// Summary returns a one-line description for environment fingerprints
+// and reports: "name@hash12: flag flag ...".
+func (r Recipe) Summary() string {
+	s := r.Name + "@" + r.Hash()[:hashLen] + ":"
+	for _, f := range r.CMakeFlags {
+		s += " " + f
+	}
+	for _, e := range r.Env {
+		s += " env:" + e
+	}
+	return s
+}
+
 // A recipeFile is the JSON form LoadRecipe reads. Absent fields keep the
 // base recipe's value; add_cmake_flags appends to the (possibly replaced)
 // cmake_flags.

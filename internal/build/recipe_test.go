@@ -53,6 +53,9 @@ func TestRecipeHash(t *testing.T) {
 	if base.Hash() != DefaultRecipe().Hash() || len(base.Hash()) != 64 {
 		t.Errorf("hash %q is not a stable sha256", base.Hash())
 	}
+	if got := toyRecipe("A=1").Summary(); !strings.HasPrefix(got, "toy@"+toyRecipe("A=1").Hash()[:12]+": -DCMAKE_BUILD_TYPE=RelWithDebInfo") || !strings.HasSuffix(got, " env:A=1") {
+		t.Errorf("Summary() = %q", got)
+	}
 	if w := base.WithFlags("-DX=1"); len(base.CMakeFlags) != len(DefaultMariaDBFlags) || w.CMakeFlags[len(w.CMakeFlags)-1] != "-DX=1" {
 		t.Error("WithFlags did not append to a copy")
 	}
