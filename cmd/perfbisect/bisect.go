@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/runner"
 	"github.com/perfbisect/perfbisect/internal/scenario"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
@@ -28,7 +29,7 @@ const (
 // command's shorthand `perfbisect --good X --bad Y`).
 type bisectOptions struct {
 	good, bad   string
-	repo        string
+	real        realOptions
 	dryRun      bool
 	scenario    string
 	seed        uint64
@@ -47,7 +48,6 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	d := bisect.DefaultConfig
 	fs.StringVar(&o.good, "good", "", "the good (reference) revision: tag as typed (11.8.6), branch, hash, HEAD~3")
 	fs.StringVar(&o.bad, "bad", "", "the bad (changed) revision")
-	fs.StringVar(&o.repo, "repo", ".", "MariaDB clone to bisect (real mode)")
 	fs.BoolVar(&o.dryRun, "dry-run", false, "bisect a scenario with the in-process AHI model instead of building MariaDB")
 	fs.StringVar(&o.scenario, "scenario", "mdev-12.0-point-select", "dry run: built-in scenario name or scenario JSON file")
 	fs.Uint64Var(&o.seed, "seed", 1, "dry run: seed of the model's numbers")
@@ -60,6 +60,7 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	fs.StringVar(&o.resume, "resume", "", "continue the stored bisect with this ID")
 	fs.BoolVar(&o.fresh, "fresh", false, "start a new bisect and measure again instead of reusing stored runs")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
+	addRealFlags(fs, &o.real)
 }
 
 func newBisectCmd(a *app) *cobra.Command {
@@ -108,17 +109,26 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 			return err
 		}
 	}
-	if !o.dryRun {
-		return fmt.Errorf("bisecting real MariaDB builds is not wired into this command yet; use --dry-run, or 'perfbisect measure' for single revisions")
-	}
 	cfg := bisect.DefaultConfig
 	cfg.MinEffect, cfg.MaxRuns, cfg.Improvement, cfg.Force = o.minEffect, o.maxRuns, o.improvement, o.force
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
-	b, notes, err := dryRunBisect(ctx, a, s, o, cfg)
+	var (
+		b     *pipeline.Bisect
+		notes = func() []string { return nil }
+	)
+	if o.dryRun {
+		b, notes, err = dryRunBisect(ctx, a, s, o, cfg)
+	} else {
+		defer runner.StopAll()
+		b, err = realBisect(ctx, a, s, o, cfg)
+	}
 	if err != nil {
 		return err
+	}
+	if closer, ok := b.Measurer.Sampler.(interface{ Close() error }); ok {
+		defer closer.Close()
 	}
 	out, err := b.Run(ctx, cfg)
 	if err != nil {
@@ -166,6 +176,26 @@ func dryRunBisect(ctx context.Context, a *app, s *store.Store, o bisectOptions, 
 	return b, notes, nil
 }
 
+// realBisect wires real builds of a MariaDB clone.
+func realBisect(ctx context.Context, a *app, s *store.Store, o bisectOptions, cfg bisect.Config) (*pipeline.Bisect, error) {
+	r, err := openReal(ctx, a, s, o.real)
+	if err != nil {
+		return nil, err
+	}
+	var progress bisect.Progress
+	if !o.quiet {
+		progress = bisect.TextProgress(a.stderr)
+	}
+	var log io.Writer
+	if !o.quiet {
+		log = a.stderr
+	}
+	req := pipeline.Request{Good: o.good, Bad: o.bad, Repo: r.Repo.Dir(), Config: cfg,
+		WorkloadHash: r.Workload.ConfigHash + "/" + r.Workload.Environment.Fingerprint()}
+	return &pipeline.Bisect{Store: s, History: r.History, Measurer: r.Measurer(s, o.fresh, log), Request: req,
+		Progress: progress, ResumeID: o.resume, New: o.fresh}, nil
+}
+
 // resumeOptions rebuilds the options of a stored bisect.
 func resumeOptions(ctx context.Context, s *store.Store, o bisectOptions) (bisectOptions, error) {
 	row, err := s.Bisect(ctx, o.resume)
@@ -181,7 +211,7 @@ func resumeOptions(ctx context.Context, s *store.Store, o bisectOptions) (bisect
 	if req.DryRun {
 		o.scenario = scenarioName(req.Scenario)
 	} else {
-		o.repo = req.Repo
+		o.real.repo = req.Repo
 	}
 	return o, nil
 }

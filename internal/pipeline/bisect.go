@@ -136,7 +136,18 @@ func (b *Bisect) Run(ctx context.Context, cfg bisect.Config) (*Outcome, error) {
 func (b *Bisect) open(ctx context.Context) (store.Bisect, bool, error) {
 	if b.ResumeID != "" {
 		row, err := b.Store.Bisect(ctx, b.ResumeID)
-		return row, true, err
+		if err != nil {
+			return row, false, err
+		}
+		var req Request
+		if err := json.Unmarshal(row.Request, &req); err != nil {
+			return row, false, fmt.Errorf("bisect %s: unreadable request: %w", row.ID, err)
+		}
+		if req.WorkloadHash != b.Request.WorkloadHash {
+			return row, false, fmt.Errorf("bisect %s was measured with another workload or on another machine; "+
+				"rerun it with the same workload and server flags", row.ID)
+		}
+		return row, true, nil
 	}
 	key := b.Request.Key()
 	if !b.New {
