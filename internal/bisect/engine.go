@@ -28,6 +28,7 @@ type run struct {
 	levelN   int     // samples each range endpoint gets before its midpoints
 	mergeB   *Commit // merge base of a non-ancestor good
 	verdicts map[string][]Verdict
+	pos      map[string]int // position of each commit in its side's range, for sorting
 }
 
 // Run bisects between good (old, the reference) and bad (new) and returns
@@ -45,7 +46,7 @@ func (e *Engine) Run(ctx context.Context, good, bad string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{},
+	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{}, pos: map[string]int{},
 		res: &Result{Config: e.Config}}
 	spans, err := r.plan(ctx, good, bad)
 	if err != nil {
@@ -87,6 +88,7 @@ func (r *run) plan(ctx context.Context, good, bad string) ([]span, error) {
 		if len(cs) == 0 {
 			return nil, fmt.Errorf("empty range %s..%s", g.Short, b.Short)
 		}
+		r.index(cs)
 		return []span{{commits: append([]Commit{g}, cs...), branch: BranchBad, tested: true}}, nil
 	}
 	mb, err := r.h.MergeBase(ctx, g.Hash, b.Hash)
@@ -104,11 +106,19 @@ func (r *run) plan(ctx context.Context, good, bad string) ([]span, error) {
 		if err != nil {
 			return nil, fmt.Errorf("listing %s..%s: %w", mb.Short, side.end.Short, err)
 		}
+		r.index(cs)
 		if len(cs) > 0 {
 			spans = append(spans, span{commits: append([]Commit{mb}, cs...), branch: side.branch})
 		}
 	}
 	return spans, nil
+}
+
+// index notes the position of each commit of a range.
+func (r *run) index(cs []Commit) {
+	for i, c := range cs {
+		r.pos[c.Hash] = i
+	}
 }
 
 // bisect runs the endpoint and power checks, then searches spans.
@@ -130,21 +140,30 @@ func (r *run) bisect(ctx context.Context, spans []span) error {
 		return err
 	}
 	if !ch.Differs {
-		r.res.Status = StatusNotReproduced
-		r.event("endpoints", "not reproduced: %s vs %s differ by %+.2f %% (p=%.3g), need p<%.3g and at least %.2f %%",
-			g.Short, b.Short, 100*ch.Delta, ch.P, r.cfg.Alpha, 100*r.cfg.MinEffect)
+		r.notReproduced()
 		return nil
 	}
-	if r.cfg.Improvement && r.res.Regression {
+	switch {
+	case r.cfg.Improvement && r.res.Regression:
 		r.warnf("an improvement was asked for, but bad %s is %.2f %% slower than good %s: bisecting the regression", b.Short, -100*ch.Delta, g.Short)
+	case !r.res.Regression:
+		r.event("endpoints", "bad %s is %.2f %% faster than good %s: bisecting for the improvement", b.Short, 100*ch.Delta, g.Short)
 	}
 	if !r.power() {
 		// Too small a step may be a low estimate: decide on the most
 		// endpoint runs compareSeq would take before giving up.
-		if ok, err := r.l.interleave(ctx, "endpoints", g, b, r.cfg.EndpointRuns*r.cfg.EndpointLooks); err != nil || !ok {
-			return errors.Join(err, errSkippedEndpoint(r.l, g, b))
+		ok, err := r.l.interleave(ctx, "endpoints", g, b, r.cfg.EndpointRuns*r.cfg.EndpointLooks)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("endpoints: %w", errSkippedEndpoint(r.l, g, b))
 		}
 		r.res.Endpoints = r.compare(r.l.samples[g.Hash], r.l.samples[b.Hash], r.cfg.Alpha/float64(r.cfg.EndpointLooks))
+		if !r.res.Endpoints.Differs {
+			r.notReproduced()
+			return nil
+		}
 		if !r.power() {
 			r.res.Status = StatusUnderpowered
 			return nil
@@ -156,6 +175,14 @@ func (r *run) bisect(ctx context.Context, spans []span) error {
 		}
 	}
 	return r.search(ctx, spans)
+}
+
+// notReproduced ends the bisect: good and bad do not differ.
+func (r *run) notReproduced() {
+	ch := r.res.Endpoints
+	r.res.Status = StatusNotReproduced
+	r.event("endpoints", "not reproduced: %s vs %s differ by %+.2f %% (p=%.3g); a difference needs p < %.3g and at least %.2f %%",
+		r.res.Good.Short, r.res.Bad.Short, 100*ch.Delta, ch.P, r.cfg.Alpha/float64(r.cfg.EndpointLooks), 100*r.cfg.MinEffect)
 }
 
 func errSkippedEndpoint(l *ledger, cs ...Commit) error {
@@ -210,6 +237,9 @@ func (r *run) sides(ctx context.Context, spans []span) ([]span, error) {
 	var keep []span
 	likeG, likeB := true, true
 	for _, end := range []Commit{r.res.Bad, r.res.Good} {
+		if end.Hash == mb.Hash {
+			continue // bad (or good) is the merge base: nothing on that side
+		}
 		ch, ok, err := r.compareSeq(ctx, "merge-base", mb, end, r.cfg.Alpha/2)
 		if err != nil {
 			return nil, err

@@ -118,3 +118,19 @@ func TestSeedShape(t *testing.T) {
 		t.Errorf("effect %+v: want an interval around +0.6 %%", c.Effect)
 	}
 }
+
+// TestBadOlderThanGood: bad is an ancestor of good, so the merge base is
+// bad itself and the change lies on good's side.
+func TestBadOlderThanGood(t *testing.T) {
+	s := linearScenario(6, 60, 0.003, map[int]float64{44: 0.008})
+	res, err := s.engine(DefaultConfig).Run(context.Background(), "m60", "m20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MergeBase == nil || res.MergeBase.Subject != "m20" || res.MergeBaseLike != "bad" {
+		t.Fatalf("merge base %v like %q, want m20 like bad", res.MergeBase, res.MergeBaseLike)
+	}
+	if res.Status != StatusFound || len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "m44" || res.Culprits[0].Branch != BranchGood {
+		t.Fatalf("status %s culprits %v, want m44 on the good branch; warnings %q", res.Status, culpritNames(res, false), res.Warnings)
+	}
+}

@@ -18,12 +18,21 @@ type span struct {
 func (s span) first() Commit { return s.commits[0] }
 func (s span) last() Commit  { return s.commits[len(s.commits)-1] }
 
+// maxSpans bounds the ranges searched per culprit sought, so a history
+// that is not a few clean steps cannot keep the search going for ever.
+const maxSpans = 6
+
 // search bisects spans, and the remaining ranges they leave, until none is
 // left or MaxCulprits culprits are found.
 func (r *run) search(ctx context.Context, queue []span) error {
+	searched := 0
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
+		if searched++; searched > maxSpans*r.cfg.MaxCulprits {
+			r.warnf("gave up after searching %d ranges: %s..%s not searched", searched-1, s.first().Short, s.last().Short)
+			continue
+		}
 		if len(r.res.Culprits) >= r.cfg.MaxCulprits {
 			r.warnf("stopped after %d culprits (max culprits): %s..%s not searched", len(r.res.Culprits), s.first().Short, s.last().Short)
 			continue

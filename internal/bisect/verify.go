@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 )
 
 // verifyLooks is the number of looks of a verification: a second batch
@@ -87,6 +89,14 @@ func (r *run) finish() {
 	if sd, df := pooledSD(r.groups()); df > 0 && res.Endpoints.OldMean > 0 {
 		res.Noise = Noise{SD: sd, CV: sd / res.Endpoints.OldMean, Runs: df}
 	}
+	order := func(a, b Culprit) int {
+		if a.Branch != b.Branch {
+			return strings.Compare(a.Branch, b.Branch) // "bad" before "good"
+		}
+		return r.pos[a.Commit.Hash] - r.pos[b.Commit.Hash]
+	}
+	slices.SortStableFunc(res.Culprits, order)
+	slices.SortStableFunc(res.Rejected, order)
 	res.TotalRuns = r.l.runs
 	res.Builds = len(r.l.order)
 	if res.Status != "" {
