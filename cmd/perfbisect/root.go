@@ -89,6 +89,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 		newMeasureCmd(a),
 		newModelCmd(a),
 		newPointselectCmd(a),
+		newReportCmd(a),
 		newScenarioCmd(a),
 	)
 	return cmd

@@ -87,9 +87,9 @@ func likeWords(like, good, bad string) string {
 	case "bad":
 		return "the performance level of " + bad
 	case "both":
-		return "within noise of both"
+		return "within noise of both " + good + " and " + bad
 	}
-	return "the level of neither"
+	return "a level of its own, like neither " + good + " nor " + bad
 }
 
 // expected is the expected behaviour.
@@ -111,8 +111,12 @@ func (t *texts) branchContext() []string {
 	if t.r.MergeBase == nil {
 		return nil
 	}
-	out := []string{fmt.Sprintf("%s is not an ancestor of %s: the two lines share the merge base %s (%s).",
-		t.good(), t.bad(), t.link(*t.r.MergeBase), t.baseName())}
+	base := t.link(*t.r.MergeBase)
+	if name := t.baseName(); name != shortOf(*t.r.MergeBase) {
+		base += " (" + name + ")"
+	}
+	out := []string{fmt.Sprintf("%s is not an ancestor of %s: the two lines share the merge base %s.",
+		t.good(), t.bad(), base)}
 	switch t.r.MergeBaseLike {
 	case "good":
 		out = append(out, fmt.Sprintf("The merge base performs like %s, so the change lies on %s: bisected %s..%s.",
@@ -121,7 +125,7 @@ func (t *texts) branchContext() []string {
 		out = append(out, fmt.Sprintf("The merge base performs like %s, so %s gained a change that %s lacks: bisected %s..%s.",
 			t.bad(), t.sideName(SideGood), t.sideName(SideBad), t.baseName(), t.good()))
 	default:
-		out = append(out, fmt.Sprintf("The merge base performs like %s: both sides were bisected.",
+		out = append(out, fmt.Sprintf("The merge base performs at %s: both sides were bisected.",
 			likeWords(t.r.MergeBaseLike, t.good(), t.bad())))
 	}
 	for _, c := range t.r.Culprits {

@@ -27,9 +27,13 @@ type ChartPoint struct {
 
 // chartOf plots every observation that has samples.
 func chartOf(in Input, obs []Observation) Chart {
-	ch := Chart{Title: "Median TPS per measured commit (history order)"}
+	order := "history order"
+	if len(in.History) == 0 {
+		order = "order measured"
+	}
+	ch := Chart{Title: "Median TPS per measured commit (" + order + ")"}
 	if in.Benchmark.Workload != "" {
-		ch.Title = in.Benchmark.Workload + ": median TPS per measured commit (history order)"
+		ch.Title = in.Benchmark.Workload + ": median TPS per measured commit (" + order + ")"
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, o := range obs {

@@ -88,7 +88,7 @@ func filerCases() []filerCase {
 		},
 		wantPaths: []string{listPath, searchPath, comment7}, wantAction: "commented", wantNumber: 7,
 	}, {
-		name: "ledger first",
+		name:   "ledger first",
 		ledger: &memLedger{m: map[string]int{}},
 		setup: func(f *fakeGitHub, m string) {
 			f.on("GET /repos/o/r/issues/7", jsonReply(200, issueJSON(7, "no marker needed: the ledger knows", false)))

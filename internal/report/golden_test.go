@@ -103,4 +103,3 @@ func diff(wantPath, gotPath string, want, got []byte) string {
 	}
 	return "(files differ)"
 }
-

@@ -87,19 +87,19 @@ type Calibration struct {
 
 // A Benchmark is the workload configuration and the machine.
 type Benchmark struct {
-	Workload        string   `json:"workload"`                   // e.g. "oltp_point_select"
-	Tables          int      `json:"tables"`                     // sysbench --tables
-	TableSize       int64    `json:"table_size"`                 // rows per table
-	Threads         int      `json:"threads"`                    // client threads
-	DurationSeconds float64  `json:"duration_seconds"`           // measured time per run
-	WarmupSeconds   float64  `json:"warmup_seconds"`             // unmeasured warm-up per run
-	RandType        string   `json:"rand_type,omitempty"`        // id distribution, e.g. "uniform"
-	ServerOptions   []string `json:"server_options,omitempty"`   // "name=value", as given to the server
-	BuildRecipe     string   `json:"build_recipe,omitempty"`     // e.g. the cmake line, or "model"
-	Machine         Machine  `json:"machine"`                    // where the runs ran
-	Notes           []string `json:"notes,omitempty"`            // anything else, one line each
-	ConfigHash      string   `json:"config_hash,omitempty"`      // the store's workload configuration hash
-	Environment     string   `json:"environment_id,omitempty"`   // the store's environment fingerprint
+	Workload        string   `json:"workload"`                 // e.g. "oltp_point_select"
+	Tables          int      `json:"tables"`                   // sysbench --tables
+	TableSize       int64    `json:"table_size"`               // rows per table
+	Threads         int      `json:"threads"`                  // client threads
+	DurationSeconds float64  `json:"duration_seconds"`         // measured time per run
+	WarmupSeconds   float64  `json:"warmup_seconds"`           // unmeasured warm-up per run
+	RandType        string   `json:"rand_type,omitempty"`      // id distribution, e.g. "uniform"
+	ServerOptions   []string `json:"server_options,omitempty"` // "name=value", as given to the server
+	BuildRecipe     string   `json:"build_recipe,omitempty"`   // e.g. the cmake line, or "model"
+	Machine         Machine  `json:"machine"`                  // where the runs ran
+	Notes           []string `json:"notes,omitempty"`          // anything else, one line each
+	ConfigHash      string   `json:"config_hash,omitempty"`    // the store's workload configuration hash
+	Environment     string   `json:"environment_id,omitempty"` // the store's environment fingerprint
 }
 
 // A Machine is the environment fingerprint in readable form.

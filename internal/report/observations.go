@@ -177,7 +177,8 @@ func noteFor(in Input, m bisect.Measured) string {
 }
 
 // A leveler decides whether a measured commit sits at the good or the bad
-// level: by its position relative to the culprits on its side of history.
+// level: by its position relative to the culprits on its side of history
+// (Input.History), else by the endpoint mean nearest to its own.
 type leveler struct {
 	in        Input
 	pos       map[string]int    // history position of each measured commit
@@ -220,7 +221,7 @@ func (lv *leveler) level(i int, m bisect.Measured) string {
 	}
 	side := lv.sides[m.Commit.Hash]
 	if side == "" || side == SideBase {
-		return fromVerdicts(m.Verdicts)
+		return lv.nearest(m.Mean)
 	}
 	before := 0
 	for _, p := range lv.culprits[side] {
@@ -238,7 +239,7 @@ func (lv *leveler) level(i int, m bisect.Measured) string {
 	}
 	switch {
 	case total == 0:
-		return fromVerdicts(m.Verdicts)
+		return lv.nearest(m.Mean)
 	case before == 0:
 		return start
 	case before == total:
@@ -248,20 +249,23 @@ func (lv *leveler) level(i int, m bisect.Measured) string {
 	}
 }
 
-// fromVerdicts maps the engine's last midpoint verdict, read as a bisect
-// of good (low) .. bad (high).
-func fromVerdicts(vs []bisect.Verdict) string {
-	for i := len(vs) - 1; i >= 0; i-- {
-		switch vs[i] {
-		case bisect.VerdictLikeLow, bisect.VerdictGood:
-			return VerdictGood
-		case bisect.VerdictLikeHigh, bisect.VerdictBad:
-			return VerdictBad
-		case bisect.VerdictIntermediate:
-			return VerdictMid
+// nearest returns the level (good or bad endpoint mean) closest to mean:
+// the fallback for a commit whose side of history the Input does not give.
+func (lv *leveler) nearest(mean float64) string {
+	r := lv.in.Result
+	good, bad := r.Endpoints.OldMean, r.Endpoints.NewMean
+	for _, m := range r.Commits { // all of the endpoints' runs, when measured again
+		switch m.Commit.Hash {
+		case r.Good.Hash:
+			good = m.Mean
+		case r.Bad.Hash:
+			bad = m.Mean
 		}
 	}
-	return VerdictMid
+	if math.Abs(mean-good) <= math.Abs(mean-bad) {
+		return VerdictGood
+	}
+	return VerdictBad
 }
 
 func shortOf(c bisect.Commit) string {

@@ -191,7 +191,8 @@ func changeWord(regression bool) string {
 	return "a speed-up"
 }
 
-// presence says whether a culprit's change is on the other side.
+// presence says whether a culprit's change is on the other side, as a
+// phrase completing "the change is …".
 func (t *texts) presence(c bisect.Culprit) string {
 	if t.r.MergeBase == nil {
 		return ""
@@ -209,7 +210,7 @@ func (t *texts) presence(c bisect.Culprit) string {
 	p := t.details[c.Commit.Hash].OtherBranch
 	switch {
 	case p == nil:
-		return "presence on " + t.sideName(other) + " not checked"
+		return "not checked against " + t.sideName(other)
 	case p.Present && p.Equivalent != nil:
 		return "present on " + t.sideName(other) + " as " + t.link(*p.Equivalent)
 	case p.Present:

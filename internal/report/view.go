@@ -35,13 +35,16 @@ type Report struct {
 	Branch       []string      `json:"branch_context,omitempty"`
 	Unresolved   []string      `json:"unresolved,omitempty"`
 	Observations []Observation `json:"observations"`
-	Chart        Chart         `json:"chart"`
-	NetEffect    string        `json:"net_effect,omitempty"`
-	NetNotes     []string      `json:"net_notes,omitempty"`
-	Method       []string      `json:"method"`
-	Warnings     []string      `json:"warnings,omitempty"`
-	WebURL       string        `json:"web_url,omitempty"`
-	SVGPath      string        `json:"svg_path,omitempty"`
+	// InHistoryOrder is false when the Input gave no History: the
+	// observations are then in the order measured.
+	InHistoryOrder bool     `json:"in_history_order"`
+	Chart          Chart    `json:"chart"`
+	NetEffect      string   `json:"net_effect,omitempty"`
+	NetNotes       []string `json:"net_notes,omitempty"`
+	Method         []string `json:"method"`
+	Warnings       []string `json:"warnings,omitempty"`
+	WebURL         string   `json:"web_url,omitempty"`
+	SVGPath        string   `json:"svg_path,omitempty"`
 }
 
 // A ModelSection says what a model-based report rests on.
@@ -114,6 +117,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep.Branch = t.branchContext()
 	rep.Unresolved = t.unresolved()
 	rep.Observations = observations(in, base)
+	rep.InHistoryOrder = len(in.History) > 0
 	rep.Chart = chartOf(in, rep.Observations)
 	rep.NetEffect, rep.NetNotes = t.netEffect()
 	rep.Method = t.method()
@@ -127,6 +131,9 @@ func configFields(b Benchmark, c bisect.Config) []Field {
 		if value != "" && value != "0" {
 			f = append(f, Field{name, value})
 		}
+	}
+	if b.Workload == "" {
+		f = append(f, Field{"note", "the benchmark configuration was not recorded with this bisect"})
 	}
 	add("workload", b.Workload)
 	add("tables", strconv.Itoa(b.Tables))
