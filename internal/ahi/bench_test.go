@@ -1,11 +1,9 @@
 package ahi
 
 import (
-	"context"
 	"runtime"
 	"sync/atomic"
 	"testing"
-	"time"
 )
 
 // benchModel returns a warm 8 x 1M-row model (the seed's layout).
@@ -63,20 +61,4 @@ func BenchmarkLookupMeasured(b *testing.B) {
 	rate := float64(b.N) / b.Elapsed().Seconds()
 	b.ReportMetric(rate, "lookups/s")
 	b.ReportMetric(rate/float64(runtime.GOMAXPROCS(0)), "lookups/s/core")
-}
-
-// BenchmarkSimulate8x1M: one direct Simulate call of the seed workload
-// (8 x 1M rows, 128 threads, 400 s), as a dry-run bisect makes per run.
-func BenchmarkSimulate8x1M(b *testing.B) {
-	cfg := SimConfig{Knobs: DefaultKnobs(), Duration: 400 * time.Second, NoiseCV: 0.003}
-	if _, err := Simulate(context.Background(), cfg); err != nil { // fills the collision cache
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		cfg.Seed = uint64(i)
-		if _, err := Simulate(context.Background(), cfg); err != nil {
-			b.Fatal(err)
-		}
-	}
 }
