@@ -27,17 +27,18 @@ type group struct {
 	count int
 }
 
-// plan is the default mix: 2000 scenarios at scale 1.
+// plan is the default mix: 2500 scenarios at scale 1.
 var plan = []group{
 	{kindSingle, 1, 150},
 	{kindSingle, 1.5, 200},
 	{kindSingle, 2, 500},
 	{kindSingle, 3, 200},
 	{kindSingle, 5, 150},
-	{kindAA, 0, 300},
-	{kindTwo, 2, 150},
-	{kindUnbuildable, 2, 150},
+	{kindAA, 0, 500},
+	{kindTwo, 2, 200},
+	{kindUnbuildable, 2, 200},
 	{kindSlowMB, 2, 200},
+	{kindHeavy, 2, 200},
 }
 
 func main() {
@@ -67,6 +68,7 @@ func main() {
 		os.Exit(1)
 	}
 	printTable(os.Stdout, rows)
+	printTargets(os.Stdout, rows)
 	if *verbose {
 		for _, r := range rows {
 			for _, o := range r.out {
@@ -188,4 +190,36 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// printTargets checks the targets: exact culprit >= 99 % at a step
+// of 2 run sds, false culprit on A/A <= 1 %, builds <= ceil(log2 N)+3 on
+// single-culprit histories.
+func printTargets(w io.Writer, rows []row) {
+	var exact2, n2, falseAA, nAA, within, nSingle, over, worst int
+	for _, r := range rows {
+		for _, o := range r.out {
+			switch {
+			case r.kind == kindSingle && r.ratio == 2:
+				n2++
+				exact2 += b2i(o.exact)
+			case r.kind == kindAA:
+				nAA++
+				falseAA += b2i(o.falseCulprit)
+			}
+			if r.kind == kindSingle && o.status == bisect.StatusFound {
+				nSingle++
+				within += b2i(o.withinBuildBound)
+				if !o.withinBuildBound {
+					over++
+					worst = max(worst, o.buildsOver)
+				}
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "- exact culprit at step = 2 run sd: %s of %d (target >= 99 %%)\n", pct(exact2, n2), n2)
+	fmt.Fprintf(w, "- false culprit on A/A: %s of %d (target <= 1 %%)\n", pct(falseAA, nAA), nAA)
+	fmt.Fprintf(w, "- builds <= ceil(log2 N)+3 on single-culprit bisects that found it: %s of %d; %d over, by at most %d\n",
+		pct(within, nSingle), nSingle, over, worst)
 }

@@ -24,6 +24,7 @@ const (
 	kindTwo         kind = "two culprits"
 	kindUnbuildable kind = "single, 5 % unbuildable"
 	kindSlowMB      kind = "slow merge base"
+	kindHeavy       kind = "single, heavy-tailed noise (t, 4 df)"
 )
 
 // A scenario is one synthetic history with known culprits.
@@ -54,7 +55,7 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 	s.improvement = sign > 0
 	steps := map[int]float64{} // main-line index -> relative step
 	switch k {
-	case kindSingle, kindUnbuildable:
+	case kindSingle, kindUnbuildable, kindHeavy:
 		steps[1+rng.IntN(n)] = sign * ratio * cv
 	case kindTwo:
 		a, b := 1+rng.IntN(n), 1+rng.IntN(n)
@@ -82,6 +83,8 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 		}
 	case kindSlowMB:
 		s.slowMergeBase(rng, ratio)
+	case kindHeavy:
+		s.m.df = 4
 	}
 	return s
 }
@@ -111,6 +114,7 @@ type outcome struct {
 	exact, falseCulprit bool
 	runs, builds        int
 	withinBuildBound    bool
+	buildsOver          int // builds beyond ceil(log2 N)+3
 	naiveExact          bool
 	naiveFalse          bool
 	naiveRuns           int
@@ -141,7 +145,9 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 	if (!o.exact && len(s.truth) > 0) || (s.kind == kindSingle && o.builds > int(math.Ceil(math.Log2(float64(s.n))))+3) {
 		o.why = fmt.Sprintf("seed %d: %s ratio %.1f n %d builds %d status %s culprits %d rejected %d skipped %d warnings %q", s.seed, s.kind, s.ratio, s.n, o.builds, res.Status, len(res.Culprits), len(res.Rejected), len(res.Skipped), res.Warnings)
 	}
-	o.withinBuildBound = o.builds <= int(math.Ceil(math.Log2(float64(s.n))))+3
+	bound := int(math.Ceil(math.Log2(float64(s.n)))) + 3
+	o.withinBuildBound = o.builds <= bound
+	o.buildsOver = max(0, o.builds-bound)
 	nv, runs := s.naive(ctx)
 	o.naiveRuns = runs
 	o.naiveExact = nv != "" && slices.Contains(s.truth, nv) && len(s.truth) == 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
@@ -122,6 +123,7 @@ type simMeasurer struct {
 	unbuildable map[string]bool
 	runs        int
 	built       map[string]bool
+	df          int // > 2: Student t noise with df degrees of freedom (heavy tails), scaled to sd
 }
 
 func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
@@ -131,8 +133,22 @@ func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int
 	}
 	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = m.level[c.Hash] + m.sd*m.rng.NormFloat64()
+		xs[i] = m.level[c.Hash] + m.sd*m.noise()
 	}
 	m.runs += n
 	return xs, nil
+}
+
+// noise returns one standard (unit variance) noise draw.
+func (m *simMeasurer) noise() float64 {
+	if m.df <= 2 {
+		return m.rng.NormFloat64()
+	}
+	var chi2 float64
+	for range m.df {
+		z := m.rng.NormFloat64()
+		chi2 += z * z
+	}
+	t := m.rng.NormFloat64() / math.Sqrt(chi2/float64(m.df))
+	return t / math.Sqrt(float64(m.df)/float64(m.df-2))
 }
