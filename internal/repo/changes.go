@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/diff"
 	"github.com/go-git/go-git/v5/plumbing/object"
 )
@@ -44,20 +45,62 @@ func (r *Repo) changedPaths(ctx context.Context, h plumbing.Hash) ([]string, err
 	if err != nil {
 		return nil, err
 	}
-	changes, err := object.DiffTreeContext(ctx, from, to)
-	if err != nil {
-		return nil, fmt.Errorf("diffing %s: %w", h.String()[:ShortLen], err)
-	}
 	var out []string
-	for _, ch := range changes {
-		for _, name := range []string{ch.From.Name, ch.To.Name} {
-			if name != "" && !slices.Contains(out, name) {
-				out = append(out, name)
-			}
-		}
+	if err := r.diffPaths(ctx, from, to, "", &out); err != nil {
+		return nil, fmt.Errorf("diffing %s: %w", h.String()[:ShortLen], err)
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// diffPaths appends the paths of files that differ between trees a and b
+// (either may be nil). It descends only into subtrees whose hashes
+// differ, so it reads a handful of tree objects for a small commit.
+func (r *Repo) diffPaths(ctx context.Context, a, b *object.Tree, prefix string, out *[]string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	entries := map[string][2]*object.TreeEntry{}
+	for i, t := range []*object.Tree{a, b} {
+		if t == nil {
+			continue
+		}
+		for k := range t.Entries {
+			e := &t.Entries[k]
+			pair := entries[e.Name]
+			pair[i] = e
+			entries[e.Name] = pair
+		}
+	}
+	for name, pair := range entries {
+		ea, eb := pair[0], pair[1]
+		if ea != nil && eb != nil && ea.Hash == eb.Hash && ea.Mode == eb.Mode {
+			continue
+		}
+		aDir := ea != nil && ea.Mode == filemode.Dir
+		bDir := eb != nil && eb.Mode == filemode.Dir
+		if (ea != nil && !aDir) || (eb != nil && !bDir) {
+			*out = append(*out, prefix+name) // a file on either side: once
+		}
+		var sa, sb *object.Tree
+		var err error
+		if aDir {
+			if sa, err = r.g.TreeObject(ea.Hash); err != nil {
+				return err
+			}
+		}
+		if bDir {
+			if sb, err = r.g.TreeObject(eb.Hash); err != nil {
+				return err
+			}
+		}
+		if sa != nil || sb != nil {
+			if err := r.diffPaths(ctx, sa, sb, prefix+name+"/", out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // Diffstat returns the files, insertions and deletions of a commit.

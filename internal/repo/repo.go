@@ -74,6 +74,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("opening repository %s: %w", dir, err)
 	}
 	g, err := git.PlainOpenWithOptions(abs, &git.PlainOpenOptions{DetectDotGit: true, EnableDotGitCommonDir: true})
+	if errors.Is(err, git.ErrRepositoryNotExists) {
+		g, err = git.PlainOpen(abs) // a bare repository: no .git to detect
+	}
 	if err != nil {
 		if errors.Is(err, git.ErrRepositoryNotExists) {
 			return nil, fmt.Errorf("opening repository %s: not a git repository (or any parent up to /)", dir)

@@ -140,3 +140,17 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenBare(t *testing.T) {
+	tr := historyRepo(t)
+	bare := t.TempDir()
+	gitCLI(t, tr.dir, "", "clone", "-q", "--bare", tr.dir, bare)
+	r, err := Open(context.Background(), bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.Resolve(context.Background(), "1.0.0")
+	if err != nil || c.Hash != tr.ids["A"].String() {
+		t.Errorf("Resolve in a bare clone = %v, %v", c.Short, err)
+	}
+}

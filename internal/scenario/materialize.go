@@ -13,8 +13,10 @@ import (
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
+	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 // Identity of materialised commits (author and committer): fixed, like
@@ -54,7 +56,9 @@ func Materialize(ctx context.Context, s *Scenario, dir string) (*Materialized, e
 		return nil, fmt.Errorf("creating repository in %s: %w", dir, err)
 	}
 	m := &Materialized{Dir: dir, Commits: map[string]string{}}
-	w := objWriter{st: g.Storer, written: map[plumbing.Hash]bool{}}
+	// Objects go to memory first, then into the repository as one
+	// packfile: two files instead of thousands of loose objects.
+	w := objWriter{st: memory.NewStorage(), written: map[plumbing.Hash]bool{}}
 	for i, c := range s.Commits {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -64,6 +68,9 @@ func Materialize(ctx context.Context, s *Scenario, dir string) (*Materialized, e
 			return nil, fmt.Errorf("writing commit %q: %w", c.ID, err)
 		}
 		m.Commits[c.ID] = h.String()
+	}
+	if err := w.pack(g.Storer); err != nil {
+		return nil, fmt.Errorf("writing the objects of %s into %s: %w", s.Name, dir, err)
 	}
 	if m.Head, err = writeRefs(g, s, m.Commits); err != nil {
 		return nil, err
@@ -86,6 +93,28 @@ func checkEmptyDir(dir string) error {
 		return fmt.Errorf("materializing into %s: directory is not empty", dir)
 	}
 	return nil
+}
+
+// pack writes every object written so far into dst as one packfile.
+func (w *objWriter) pack(dst storer.Storer) error {
+	pw, ok := dst.(storer.PackfileWriter)
+	if !ok {
+		return fmt.Errorf("storage cannot take a packfile")
+	}
+	hashes := make([]plumbing.Hash, 0, len(w.written))
+	for h := range w.written {
+		hashes = append(hashes, h)
+	}
+	sort.Slice(hashes, func(i, j int) bool { return hashes[i].String() < hashes[j].String() })
+	wc, err := pw.PackfileWriter()
+	if err != nil {
+		return err
+	}
+	if _, err := packfile.NewEncoder(wc, w.st, false).Encode(hashes, 10); err != nil {
+		wc.Close()
+		return err
+	}
+	return wc.Close()
 }
 
 // An objWriter stores git objects once each.
