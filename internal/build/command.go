@@ -53,12 +53,15 @@ func (w *lineWriter) flush() {
 // added to the environment, its output going to log and onLine. When ctx
 // is cancelled the group gets SIGTERM (ninja forwards it to its
 // compilers, which it starts in groups of their own), then after
-// waitDelay the process is killed; a leftover group member gets SIGKILL.
+// waitDelay the process is killed. Once it is gone, every process still
+// carrying this run's token in its environment gets SIGKILL (see sweep),
+// so a cancelled build leaves nothing running.
 func runCmd(ctx context.Context, log io.Writer, onLine func(string), waitDelay time.Duration, dir string, env []string, name string, args ...string) error {
 	fmt.Fprintf(log, "$ %s %s\n", name, strings.Join(args, " "))
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	token := newToken()
+	cmd.Env = append(append(os.Environ(), env...), token)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {
 		err := syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
@@ -73,8 +76,9 @@ func runCmd(ctx context.Context, log io.Writer, onLine func(string), waitDelay t
 	err := cmd.Run()
 	w.flush()
 	if cmd.Process != nil && ctx.Err() != nil {
-		// The leader is gone; anything left in its group goes too.
+		// The leader is gone; whatever it started goes too.
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		sweep(token, waitDelay)
 	}
 	if ctx.Err() != nil {
 		return ctx.Err()
