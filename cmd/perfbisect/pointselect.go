@@ -28,6 +28,7 @@ type pointselectOptions struct {
 	time, warmup, report int
 	events               int64
 	percentile           int
+	clientProcs          int
 	histogram            onOff
 	json                 bool
 	ignoreErrors         string

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# bench/pointselect-vs-sysbench.sh: perfbisect's native oltp_point_select
+# against sysbench 1.0.20's, on one private mariadbd (own datadir, socket,
+# port; started and stopped here).
+#
+# 1. prepares PS_TABLES x PS_SIZE rows with each tool (timed; sysbench with
+#    its default --threads=1, perfbisect with its default parallelism);
+# 2. runs both against the same data (sysbench's tables), alternating
+#    Go, sysbench, Go, sysbench, ... PS_PAIRS pairs of PS_TIME seconds at
+#    each thread count in PS_THREADS;
+# 3. prints per thread count the median Go/sysbench TPS ratio over the
+#    pairs and each client's CPU seconds (user+sys of the client process,
+#    from /usr/bin/time) per million queries, and the prepare-time ratio.
+#
+# Both summaries are parsed by the same regular expression (sysbench's
+# "transactions: N (X per sec.)" line).
+#
+# Environment (defaults): PS_TABLES=8 PS_SIZE=1000000 PS_TIME=30 PS_PAIRS=3
+# PS_THREADS="128 8" PS_TRANSPORT=socket (or tcp) PS_PORT=53601
+# PS_DIR=/tmp/psbench-vs (server datadir; removed at the end unless PS_KEEP=1)
+# PS_WARMUP=10 (seconds of sysbench run before the pairs, not counted)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tables=${PS_TABLES:-8} size=${PS_SIZE:-1000000} secs=${PS_TIME:-30} pairs=${PS_PAIRS:-3}
+threads_list=${PS_THREADS:-128 8} transport=${PS_TRANSPORT:-socket} port=${PS_PORT:-53601}
+dir=${PS_DIR:-/tmp/psbench-vs} warm=${PS_WARMUP:-10}
+
+log() { printf '%s %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+command -v sysbench >/dev/null || { echo "sysbench is not installed" >&2; exit 1; }
+[ -x /usr/bin/time ] || { echo "/usr/bin/time is not installed (apt-get install time)" >&2; exit 1; }
+
+rm -rf "$dir"
+mkdir -p "$dir"
+cleanup() {
+	status=$?
+	bench/pointselect-server.sh stop "$dir" || true
+	[ "${PS_KEEP:-0}" = 1 ] || rm -rf "$dir"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log "building perfbisect"
+go build -o "$dir/perfbisect" ./cmd/perfbisect
+log "starting mariadbd ($(/usr/sbin/mariadbd --version | awk '{print $3}')) in $dir, port $port"
+sock=$(bench/pointselect-server.sh start "$dir" "$port")
+
+if [ "$transport" = tcp ]; then
+	conn=(--mysql-host=127.0.0.1 --mysql-port="$port" --mysql-user=root)
+else
+	conn=(--mysql-socket="$sock" --mysql-user=root)
+fi
+common=(--tables="$tables" --table-size="$size")
+
+# timed CMD...: runs CMD, appends its output to $dir/out, echoes
+# "wall user sys" of the process.
+timed() {
+	/usr/bin/time -f '%e %U %S' -o "$dir/time" "$@" >"$dir/out" 2>&1 || { cat "$dir/out" >&2; return 1; }
+	cat "$dir/time"
+}
+
+log "prepare: sysbench (default --threads=1)"
+read -r sb_prep _ _ < <(timed sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" prepare)
+log "prepare: perfbisect"
+read -r go_prep _ _ < <(timed "$dir/perfbisect" pointselect "${conn[@]}" --mysql-db=sbtest_go "${common[@]}" prepare)
+log "prepare seconds: sysbench $sb_prep, perfbisect $go_prep"
+"$dir/perfbisect" pointselect "${conn[@]}" --mysql-db=sbtest_go --tables="$tables" cleanup 2>/dev/null
+
+tps_of() { sed -n 's/^ *transactions: *[0-9]* *(\([0-9.]*\) per sec\.)/\1/p' "$dir/out"; }
+queries_of() { sed -n 's/^ *queries: *\([0-9]*\) .*/\1/p' "$dir/out"; }
+
+log "warm-up: sysbench ${warm}s at 128 threads (not counted)"
+sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" --threads=128 --time="$warm" run >/dev/null
+
+results=$dir/results.tsv
+printf 'threads\tpair\ttool\ttps\tqueries\tcpu_s\n' >"$results"
+for th in $threads_list; do
+	for p in $(seq 1 "$pairs"); do
+		read -r _ u s < <(timed "$dir/perfbisect" pointselect "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" \
+			--threads="$th" --time="$secs" run)
+		printf '%s\t%s\tgo\t%s\t%s\t%s\n' "$th" "$p" "$(tps_of)" "$(queries_of)" "$(echo "$u + $s" | bc)" >>"$results"
+		log "threads $th pair $p: go $(tps_of) tps, cpu $u+$s s"
+		read -r _ u s < <(timed sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" \
+			--threads="$th" --time="$secs" run)
+		printf '%s\t%s\tsysbench\t%s\t%s\t%s\n' "$th" "$p" "$(tps_of)" "$(queries_of)" "$(echo "$u + $s" | bc)" >>"$results"
+		log "threads $th pair $p: sysbench $(tps_of) tps, cpu $u+$s s"
+	done
+done
+[ "${PS_KEEP:-0}" = 1 ] && cp "$results" "$dir/results.kept.tsv"
+
+python3 - "$results" "$sb_prep" "$go_prep" "$transport" "$tables" "$size" "$secs" <<'PY'
+import sys, statistics, collections
+path, sb_prep, go_prep, transport, tables, size, secs = sys.argv[1:]
+rows = [l.rstrip("\n").split("\t") for l in open(path)][1:]
+by = collections.defaultdict(dict)
+for th, p, tool, tps, q, cpu in rows:
+    by[int(th)].setdefault(int(p), {})[tool] = (float(tps), int(q), float(cpu))
+print(f"transport {transport}, {tables} x {size} rows, {secs} s runs")
+print(f"prepare: sysbench {float(sb_prep):.1f} s, perfbisect {float(go_prep):.1f} s, "
+      f"ratio {float(go_prep)/float(sb_prep):.2f} (target <= 0.33)")
+for th in sorted(by, reverse=True):
+    ps = by[th]
+    ratios = [ps[p]["go"][0] / ps[p]["sysbench"][0] for p in sorted(ps)]
+    def med(tool, i): return statistics.median(ps[p][tool][i] for p in ps)
+    def cpu_per_m(tool): return sum(ps[p][tool][2] for p in ps) / (sum(ps[p][tool][1] for p in ps) / 1e6)
+    go_c, sb_c = cpu_per_m("go"), cpu_per_m("sysbench")
+    print(f"threads {th}: tps go {med('go',0):.0f} sysbench {med('sysbench',0):.0f}; "
+          f"ratio median {statistics.median(ratios):.3f} (pairs {', '.join(f'{r:.3f}' for r in ratios)}); "
+          f"client cpu s per 1M queries go {go_c:.2f} sysbench {sb_c:.2f} ratio {go_c/sb_c:.2f}")
+PY
