@@ -12,8 +12,9 @@ import "fmt"
 // two levels of the mdev-12.0 seed. tps_factor is not needed for that.
 type Costs struct {
 	Cores          int     // simulated server CPUs serving queries; default 32
-	QueryNs        float64 // per query outside InnoDB's lookup (parser, network, row conversion); default 83,570
-	HashGuessNs    float64 // fold + partition S latch + chain walk + page try-latch + validation; default 400
+	QueryNs        float64 // per query outside InnoDB's lookup (parser, network, row conversion); default 83,524
+	HashGuessNs    float64 // fold + partition S latch + first chain node + page try-latch + validation; default 400
+	ChainNodeNs    float64 // per further chain node walked (load/2 on average: nodes per partition / cells); default 20
 	HashAbortNs    float64 // the guess giving up at once (last_hash_succ false); default 5
 	DescentLevelNs float64 // one level of a B-tree descent with S-latch coupling (hot root/internal page lines at high concurrency); default 1,476
 	AnalysisNs     float64 // one search_info_update (§5 steps 1–4 without build); default 50
@@ -29,7 +30,7 @@ type Costs struct {
 // DefaultCosts returns the calibrated defaults documented on Costs.
 func DefaultCosts() Costs {
 	return Costs{
-		Cores: 32, QueryNs: 83570, HashGuessNs: 400, HashAbortNs: 5,
+		Cores: 32, QueryNs: 83524, HashGuessNs: 400, ChainNodeNs: 20, HashAbortNs: 5,
 		DescentLevelNs: 1476, AnalysisNs: 50, UpdateRefNs: 200, BuildRecNs: 40,
 		DropFoldRecNs: 30, DropEraseRecNs: 86, DropBasePageNs: 1700,
 		ClearBlockNs: 20, EvictReadNs: 100000,
@@ -41,7 +42,7 @@ func (c Costs) Validate() error {
 	if c.Cores < 1 || c.Cores > 4096 {
 		return fmt.Errorf("costs: cores %d outside 1..4096", c.Cores)
 	}
-	for _, v := range []float64{c.QueryNs, c.HashGuessNs, c.HashAbortNs, c.DescentLevelNs,
+	for _, v := range []float64{c.QueryNs, c.HashGuessNs, c.ChainNodeNs, c.HashAbortNs, c.DescentLevelNs,
 		c.AnalysisNs, c.UpdateRefNs, c.BuildRecNs, c.DropFoldRecNs, c.DropEraseRecNs,
 		c.DropBasePageNs, c.ClearBlockNs, c.EvictReadNs} {
 		if v < 0 {

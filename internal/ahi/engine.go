@@ -191,7 +191,7 @@ func (s *desServer) serviceNs(o *Outcome) float64 {
 	ns := c.QueryNs + float64(o.Levels)*c.DescentLevelNs
 	switch o.Kind {
 	case OutHit, OutFail:
-		ns += c.HashGuessNs
+		ns += c.HashGuessNs + float64(o.Chain)*c.ChainNodeNs
 	case OutAbort:
 		ns += c.HashAbortNs
 	}

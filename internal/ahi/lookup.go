@@ -14,13 +14,14 @@ const (
 // it into simulated time (Costs), measured mode ignores it.
 type Outcome struct {
 	Kind      uint8
-	Levels    uint8 // B-tree pages visited (0 on a hit)
-	Analysed  bool  // search_info_update ran
-	UpdateRef bool  // a node was (re)inserted by btr_search_update_hash_ref
-	Part      int16 // partition latched in S by the guess, -1 if none
-	BuildRecs int32 // records hashed by a page build
-	DropRecs  int32 // records whose nodes were dropped (freed index, eviction)
-	Miss      bool  // the leaf was read into the buffer pool
+	Levels    uint8   // B-tree pages visited (0 on a hit)
+	Analysed  bool    // search_info_update ran
+	UpdateRef bool    // a node was (re)inserted by btr_search_update_hash_ref
+	Part      int16   // partition latched in S by the guess, -1 if none
+	BuildRecs int32   // records hashed by a page build
+	DropRecs  int32   // records whose nodes were dropped (freed index, eviction)
+	Miss      bool    // the leaf was read into the buffer pool
+	Chain     float32 // expected further chain nodes walked by the guess: load/2 [model]
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
@@ -72,6 +73,9 @@ func (m *Model) guess(c *Counters, t *Table, ix *Index, leaf, id int64, out *Out
 	_ = fold // the node is implicit; the fold is computed because the server does
 	p := &m.parts[ix.Part]
 	out.Part = int16(ix.Part)
+	// [model] Nodes are implicit, so the chain walk is charged as its
+	// expected length: half the partition's load (nodes / cells).
+	out.Chain = float32(p.nodes.Load()) / float32(2*m.cells)
 	m.lockS(c, p)
 	b := &t.blocks[leaf]
 	bi := t.indexOf(b)

@@ -150,3 +150,13 @@ func TestEagerDropLinearLazyConstant(t *testing.T) {
 		t.Errorf("lazy AHI work at DDL time %v, want 0", l)
 	}
 }
+
+// TestFewCellsLongChains: with few hash cells per partition (pre-MDEV-37482
+// sizing gone wrong) chains are long and hash lookups cost more.
+func TestFewCellsLongChains(t *testing.T) {
+	auto := simSmall(t, nil)
+	few := simSmall(t, func(c *SimConfig) { c.Knobs.Cells = 10 })
+	if few.HitRate < 0.99 || few.TPS > 0.9*auto.TPS {
+		t.Errorf("cells=10: TPS %.0f (hit rate %.3f), auto: %.0f; want < 90%%", few.TPS, few.HitRate, auto.TPS)
+	}
+}
