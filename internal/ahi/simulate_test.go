@@ -32,10 +32,11 @@ func TestSimulateAHIOnOff(t *testing.T) {
 		t.Errorf("AHI off: hit rate %.4f, non_sea %d, descents %d of %d lookups",
 			off.HitRate, off.Counters.NonSea, off.Counters.Descents, off.Counters.Lookups)
 	}
-	// 16 threads on 32 cores: latency-bound; a descent costs ~4 µs more
-	// than a hash hit on an ~84 µs query, so on must beat off by > 3 %.
-	if on.TPS < off.TPS*1.03 {
-		t.Errorf("TPS on %.0f, off %.0f: want on > off by 3%%", on.TPS, off.TPS)
+	// 16 threads on 32 cores: latency-bound; a 2-level descent (10k rows)
+	// costs ~2.5 µs more than a hash hit on an ~84 µs query: on must beat
+	// off by > 2 %.
+	if on.TPS < off.TPS*1.02 {
+		t.Errorf("TPS on %.0f, off %.0f: want on > off by 2%%", on.TPS, off.TPS)
 	}
 }
 
