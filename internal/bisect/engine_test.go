@@ -256,6 +256,35 @@ func TestResumeReplaysJournal(t *testing.T) {
 	}
 }
 
+// TestResumeThroughMeasurer: no journal, but a Measurer that keeps its
+// samples (as the store-backed one does): rerunning the same bisect
+// measures nothing twice and gives the same answer.
+func TestResumeThroughMeasurer(t *testing.T) {
+	steps := map[int]float64{150: -0.006}
+	ref := linearScenario(10, 300, 0.003, steps)
+	want, err := ref.engine(DefaultConfig).Run(context.Background(), "m0", "m300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := linearScenario(10, 300, 0.003, steps)
+	cm := &cachingMeasurer{m: s.m, store: map[string][]float64{}}
+	e := &Engine{History: s.h, Measurer: cm, Config: DefaultConfig}
+	s.m.failAfter = 40
+	if _, err := e.Run(context.Background(), "m0", "m300"); !errors.Is(err, errKilled) {
+		t.Fatalf("err %v, want killed", err)
+	}
+	s.m.failAfter = 0
+	got, err := e.Run(context.Background(), "m0", "m300")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(want)
+	b, _ := json.Marshal(got)
+	if string(a) != string(b) || s.m.repeats() != 0 {
+		t.Errorf("resumed result equal: %v; samples measured twice: %d", string(a) == string(b), s.m.repeats())
+	}
+}
+
 func TestJournalFromAnotherBisectIsRejected(t *testing.T) {
 	s := linearScenario(9, 64, 0.003, map[int]float64{30: -0.006})
 	j := &memJournal{}

@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"crypto/sha1"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -208,11 +209,42 @@ func (s *scenario) engine(cfg Config) *Engine {
 	return &Engine{History: s.h, Measurer: s.m, Config: cfg}
 }
 
-// A memJournal is an in-memory Journal.
-type memJournal struct{ steps []Step }
+// A memJournal is an in-memory Journal that keeps steps as JSON, as a
+// store would.
+type memJournal struct{ steps [][]byte }
 
-func (j *memJournal) Load(ctx context.Context) ([]Step, error) { return slices.Clone(j.steps), nil }
+func (j *memJournal) Load(ctx context.Context) ([]Step, error) {
+	steps := make([]Step, len(j.steps))
+	for i, b := range j.steps {
+		if err := json.Unmarshal(b, &steps[i]); err != nil {
+			return nil, err
+		}
+	}
+	return steps, nil
+}
+
 func (j *memJournal) Record(ctx context.Context, s Step) error {
-	j.steps = append(j.steps, s)
-	return nil
+	b, err := json.Marshal(s)
+	j.steps = append(j.steps, b)
+	return err
+}
+
+// A cachingMeasurer keeps every sample by index, like a store-backed
+// Measurer: asked again for an index it has, it answers without measuring.
+type cachingMeasurer struct {
+	m     Measurer
+	store map[string][]float64
+}
+
+func (c *cachingMeasurer) Measure(ctx context.Context, cm Commit, first, n int) ([]float64, error) {
+	have := c.store[cm.Hash]
+	if first+n > len(have) {
+		xs, err := c.m.Measure(ctx, cm, len(have), first+n-len(have))
+		if err != nil {
+			return nil, err
+		}
+		have = append(have, xs...)
+		c.store[cm.Hash] = have
+	}
+	return slices.Clone(have[first : first+n]), nil
 }

@@ -75,6 +75,7 @@ type ledger struct {
 	failed   map[string]Skip
 	order    []Commit
 	runs     int
+	left     int // candidates left in the range being bisected, for events
 }
 
 func newLedger(ctx context.Context, m Measurer, j Journal, p Progress) (*ledger, error) {
@@ -158,7 +159,7 @@ func (l *ledger) fetch(ctx context.Context, phase string, c Commit, n int) (ok b
 	}
 	l.samples[c.Hash] = append(l.samples[c.Hash], xs...)
 	l.runs += len(xs)
-	l.progress(Event{Phase: phase, Commit: c, Runs: len(l.samples[c.Hash])})
+	l.progress(Event{Phase: phase, Commit: c, Runs: len(l.samples[c.Hash]), Left: l.left})
 	return true, nil
 }
 

@@ -260,6 +260,8 @@ func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 // a truncated SPRT; a commit undecided at MaxRuns is intermediate (it
 // differs from both ends) or ambiguous.
 func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict, error) {
+	r.l.left = left
+	defer func() { r.l.left = 0 }()
 	v := r.decide(s, c)
 	for v == "" && len(r.l.samples[c.Hash]) < r.cfg.MaxRuns {
 		n := max(1, r.cfg.MinRuns-len(r.l.samples[c.Hash]))
