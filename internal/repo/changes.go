@@ -103,6 +103,15 @@ func (r *Repo) diffPaths(ctx context.Context, a, b *object.Tree, prefix string, 
 	return nil
 }
 
+// commitInfo returns the Commit of h, found.
+func (r *Repo) commitInfo(h plumbing.Hash) (Commit, bool, error) {
+	co, err := r.commitObject(h)
+	if err != nil {
+		return Commit{}, false, err
+	}
+	return newCommit(co), true, nil
+}
+
 // Diffstat returns the files, insertions and deletions of a commit.
 func (r *Repo) Diffstat(ctx context.Context, rev string) (Diffstat, error) {
 	r.mu.Lock()
@@ -194,10 +203,11 @@ func (r *Repo) patchID(ctx context.Context, h plumbing.Hash) (string, error) {
 // FindEquivalent looks for a change equivalent to rev's in from..to (every
 // commit reachable from to and not from from, side branches included; an
 // empty from means all of to's history): a non-merge commit with rev's
-// patch-id, such as a cherry-pick or rev itself. It returns that commit
-// and true, or false when the change is absent. Commits touching other
-// paths are ruled out by a cheap tree comparison before any diff is made.
-// A rev that changes nothing has no equivalent.
+// patch-id (a cherry-pick, or rev itself), or one whose message says
+// "(cherry picked from commit <rev>)" (a pick whose patch had to change).
+// It returns that commit and true, or false when the change is absent.
+// Commits touching other paths are ruled out by a cheap tree comparison
+// before any diff is made. A rev that changes nothing has no equivalent.
 func (r *Repo) FindEquivalent(ctx context.Context, rev, from, to string) (Commit, bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -237,6 +247,9 @@ func (r *Repo) findEquivalent(ctx context.Context, rev, from, to string) (Commit
 		if len(n.parents) > 1 {
 			continue
 		}
+		if slices.Contains(n.picked, h) {
+			return r.commitInfo(cand)
+		}
 		cp, err := r.changedPaths(ctx, cand)
 		if err != nil {
 			return Commit{}, false, err
@@ -249,11 +262,7 @@ func (r *Repo) findEquivalent(ctx context.Context, rev, from, to string) (Commit
 			return Commit{}, false, err
 		}
 		if id == want {
-			co, err := r.commitObject(cand)
-			if err != nil {
-				return Commit{}, false, err
-			}
-			return newCommit(co), true, nil
+			return r.commitInfo(cand)
 		}
 	}
 	return Commit{}, false, nil

@@ -50,8 +50,10 @@ func patchRepo(t *testing.T) *testRepo {
 	tr.commit("ws2", []string{"fix"}, map[string]*string{"lib.c": lines(20, map[int]string{10: "int v = 2;", 12: "\tline   12"})}, "whitespace only on main's side")
 	tr.commit("spaced", []string{"base"}, map[string]*string{"lib.c": lines(20, map[int]string{10: "int  v=2; "}), "doc.txt": str("doc\n fixed\n")}, "fix: set v, other spacing")
 	tr.commit("diff", []string{"ws"}, map[string]*string{"lib.c": shifted(map[int]string{10: "int v = 3;", 12: "\tline   12"})}, "a different change")
+	tr.commit("marked", []string{"diff"}, map[string]*string{"lib.c": shifted(map[int]string{10: "int v = 4;", 12: "\tline   12"})},
+		"fix: set v, by hand\n\n(cherry picked from commit "+tr.ids["fix"].String()+")\n")
 	tr.branch("main", "nop")
-	tr.branch("old", "diff")
+	tr.branch("old", "marked")
 	tr.head("main")
 	return tr
 }
@@ -112,12 +114,15 @@ func TestFindEquivalent(t *testing.T) {
 		rev, from, to string
 		want          string // "" = absent
 	}{
-		{tr.ids["fix"].String(), "base", "old", "pick"},
+		{tr.ids["fix"].String(), "base", "diff", "pick"},
+		{tr.ids["fix"].String(), "base", "old", "marked"}, // newest first
 		{tr.ids["pick"].String(), "base", "main", "fix"},
 		{tr.ids["fix"].String(), "base", "main", "fix"}, // a commit is its own equivalent
 		{tr.ids["other"].String(), "base", "old", ""},
 		{tr.ids["diff"].String(), "", "main", ""},
-		{tr.ids["fix"].String(), "pick", "old", ""}, // the pick lies below the range
+		{tr.ids["fix"].String(), "pick", "diff", ""},      // the pick lies below the range
+		{tr.ids["fix"].String(), "pick", "old", "marked"}, // a different patch, but -x says it is a pick
+		{tr.ids["other"].String(), "pick", "old", ""},
 		{tr.ids["nop"].String(), "", "main", ""},
 	}
 	for _, tt := range tests {

@@ -40,8 +40,9 @@ type ExportResult struct {
 // dir holds an earlier export (see ExportMarker), only the files that
 // differ are rewritten, so unchanged files keep their modification times
 // and an incremental build recompiles only what changed. Submodules are
-// exported from .git/modules when present. An interrupted export leaves no
-// marker, so the next one starts afresh.
+// exported from .git/modules/<path> when present (submodule name = path,
+// as in MariaDB), else left empty and listed in MissingSubmodules. An
+// interrupted export leaves no marker, so the next one starts afresh.
 func (r *Repo) Export(ctx context.Context, rev, dir string) (ExportResult, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()

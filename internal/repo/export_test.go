@@ -166,3 +166,48 @@ func TestReadFileAndDir(t *testing.T) {
 		t.Errorf("ReadDir(missing) err = %v", err)
 	}
 }
+
+func TestExportModesAndSubmodules(t *testing.T) {
+	ctx := context.Background()
+	// A library repository, added to the main one as a submodule by git.
+	lib := newTestRepo(t)
+	lib.commit("L", nil, map[string]*string{"lib.h": str("#define LIB 1\n")}, "lib")
+	tr := newTestRepo(t)
+	tr.commit("A", nil, map[string]*string{"README": str("x\n")}, "A")
+	script := filepath.Join(tr.dir, "run.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("README", filepath.Join(tr.dir, "LINK")); err != nil {
+		t.Fatal(err)
+	}
+	gitCLI(t, tr.dir, "", "-c", "protocol.file.allow=always", "submodule", "add", "-q", lib.dir, "libmariadb")
+	gitCLI(t, tr.dir, "", "add", "run.sh", "LINK")
+	gitCLI(t, tr.dir, "", "-c", "user.name=T", "-c", "user.email=t@example.org", "commit", "-q", "-m", "B")
+	r := tr.open()
+	dir := t.TempDir()
+	res, err := r.Export(ctx, "HEAD", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.MissingSubmodules) != 0 {
+		t.Errorf("missing submodules %v", res.MissingSubmodules)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "libmariadb", "lib.h")); err != nil || string(b) != "#define LIB 1\n" {
+		t.Errorf("submodule file = %q, %v", b, err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "run.sh")); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("run.sh not executable: %v %v", fi, err)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, "LINK")); err != nil || target != "README" {
+		t.Errorf("LINK -> %q, %v", target, err)
+	}
+	// Without the submodule's objects the directory stays empty and is named.
+	if err := os.RemoveAll(filepath.Join(tr.dir, ".git", "modules")); err != nil {
+		t.Fatal(err)
+	}
+	res, err = tr.open().Export(ctx, "HEAD", t.TempDir())
+	if err != nil || len(res.MissingSubmodules) != 1 || res.MissingSubmodules[0] != "libmariadb" {
+		t.Errorf("without .git/modules: %+v, %v", res, err)
+	}
+}

@@ -3,6 +3,7 @@ package repo
 import (
 	"container/heap"
 	"context"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -11,7 +12,8 @@ import (
 type node struct {
 	hash    plumbing.Hash
 	parents []plumbing.Hash
-	time    int64 // committer time, Unix seconds
+	time    int64           // committer time, Unix seconds
+	picked  []plumbing.Hash // "(cherry picked from commit X)" markers of the message
 }
 
 // node returns the cached graph node of commit h.
@@ -23,10 +25,28 @@ func (r *Repo) node(h plumbing.Hash) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{hash: h, parents: c.ParentHashes, time: c.Committer.When.Unix()}
+	n := &node{hash: h, parents: c.ParentHashes, time: c.Committer.When.Unix(), picked: pickMarkers(c.Message)}
 	r.nodes[h] = n
 	return n, nil
 }
+
+// pickMarkers returns the commits named by "(cherry picked from commit
+// <full hash>)" lines, as `git cherry-pick -x` writes them.
+func pickMarkers(msg string) []plumbing.Hash {
+	var out []plumbing.Hash
+	for {
+		i := strings.Index(msg, cherryPickMarker)
+		if i < 0 {
+			return out
+		}
+		msg = msg[i+len(cherryPickMarker):]
+		if len(msg) >= 40 && isHex(msg[:40]) {
+			out = append(out, plumbing.NewHash(strings.ToLower(msg[:40])))
+		}
+	}
+}
+
+const cherryPickMarker = "(cherry picked from commit "
 
 // A nodeQueue is a max-heap of nodes by committer time (newest first),
 // ties broken by hash so walks are deterministic.

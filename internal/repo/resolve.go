@@ -44,6 +44,8 @@ func (e *RevisionError) Unwrap() error { return e.Err }
 // "mariadb-11.8.6". Any of these may be followed by ~N and ^N suffixes
 // ("HEAD~3", "mariadb-11.8.6^2", "11.8.6~1^"). Annotated tags are peeled
 // to their commit. A failure is a *RevisionError naming the nearest tag.
+// An ambiguous abbreviated hash resolves to one of its matches (go-git
+// does not report the ambiguity): use 11 digits or more, as MariaDB does.
 func (r *Repo) Resolve(ctx context.Context, rev string) (Commit, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
