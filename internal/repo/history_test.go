@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 // hashesOf returns the full hashes of cs.
@@ -65,10 +66,38 @@ func TestRangeLimit(t *testing.T) {
 // TestHistoryMatchesGit compares Range, MergeBases and IsAncestor with the
 // real git for every pair of commits of the test history.
 func TestHistoryMatchesGit(t *testing.T) {
-	tr := historyRepo(t)
+	compareWithGit(t, historyRepo(t))
+}
+
+// TestHistorySkewedClocks has commits dated before their parents (a
+// skewed clock, within a day): the walks must still answer like git.
+func TestHistorySkewedClocks(t *testing.T) {
+	tr := newTestRepo(t)
+	tr.commit("A", nil, map[string]*string{"a": str("1\n")}, "A")
+	tr.commit("B", []string{"A"}, map[string]*string{"a": str("2\n")}, "B")
+	tr.when = tr.when.Add(-10 * time.Hour) // C and D dated before B
+	tr.commit("C", []string{"B"}, map[string]*string{"c": str("1\n")}, "C")
+	tr.commit("D", []string{"C"}, map[string]*string{"c": str("2\n")}, "D")
+	tr.when = tr.when.Add(20 * time.Hour)
+	tr.commit("E", []string{"B"}, map[string]*string{"e": str("1\n")}, "E")
+	tr.commit("F", []string{"E", "D"}, map[string]*string{"c": str("2\n")}, "F merge")
+	tr.when = tr.when.Add(-15 * time.Hour)
+	tr.commit("G", []string{"F"}, map[string]*string{"g": str("1\n")}, "G")
+	tr.branch("main", "G")
+	tr.head("main")
+	compareWithGit(t, tr)
+}
+
+// compareWithGit compares Range (every mode), MergeBases and IsAncestor
+// with the real git for every pair of the repository's recorded commits.
+func compareWithGit(t *testing.T, tr *testRepo) {
 	r := tr.open()
 	ctx := context.Background()
-	names := []string{"A", "B", "C", "D", "E", "F", "G"}
+	var names []string
+	for n := range tr.ids {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	modes := map[RangeMode][]string{FirstParent: {"--first-parent"}, AncestryPath: {"--ancestry-path"}, All: nil}
 	for _, a := range names {
 		for _, b := range names {
