@@ -47,6 +47,9 @@ type desServer struct {
 	dict    window
 	eager   *eagerSchedule
 	drop    *DropReport
+	// disturbed tells that the last event waited for the timeline (dict
+	// mutex, disable, eager drop), so it is not a steady-state sample.
+	disturbed bool
 }
 
 // A timed event of the timeline.
@@ -172,6 +175,7 @@ func (s *desServer) serve(w *Worker, t int64, table int, id int64) int64 {
 			start += wait
 		}
 	}
+	s.disturbed = start != t
 	service := int64(s.serviceNs(&out) / s.speed)
 	var io int64
 	if out.Miss {

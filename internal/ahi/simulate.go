@@ -160,7 +160,8 @@ type runner struct {
 	events    int64
 	sampled   bool
 	maxGap    int64
-	latSum    int64 // latencies of the current second's events
+	latSum    int64 // latencies of the current second's undisturbed events
+	steadyN   int64 // how many since the second began or the timeline last disturbed one
 }
 
 func (r *runner) run(ctx context.Context) error {
@@ -175,9 +176,8 @@ func (r *runner) run(ctx context.Context) error {
 			return err
 		}
 		secEnd := int64(s+1) * 1e9
-		ws := r.heap[0].clock
 		var n int64
-		r.latSum = 0
+		r.latSum, r.steadyN = 0, 0
 		built := r.buildCount()
 		tps := -1.0
 		for {
@@ -185,11 +185,14 @@ func (r *runner) run(ctx context.Context) error {
 			if t >= secEnd {
 				break
 			}
-			if quota > 0 && n >= quota && t > ws && r.settled(built, n) && r.srv.nextChange(t) >= secEnd+1e7 {
-				// Little's law for a closed loop without think time:
-				// throughput = threads / mean latency. Unlike n/(t-ws) it
-				// is not biased by cores finishing in lockstep.
-				tps = float64(len(r.heap)) / (float64(r.latSum) / float64(n)) * 1e9
+			if quota > 0 && r.steadyN >= quota && r.settled(built, n) && r.srv.nextChange(t) >= secEnd+1e7 {
+				// The events so far count as they are; the rest of the
+				// second runs at the steady rate, from Little's law for a
+				// closed loop without think time: threads / mean latency
+				// of the undisturbed events (unlike n/(t-ws) it is not
+				// biased by cores finishing in lockstep).
+				rate := float64(len(r.heap)) / (float64(r.latSum) / float64(r.steadyN)) * 1e9
+				tps = float64(n) + rate*float64(secEnd-t)/1e9
 				r.skip(secEnd - t)
 				r.sampled = true
 				last = secEnd
@@ -238,7 +241,12 @@ func (r *runner) step(t int64) {
 	id := w.rng.intn(r.cfg.TableSize) + 1
 	lat := r.srv.serve(w, t, table, id)
 	r.hist.add(lat)
-	r.latSum += lat
+	if r.srv.disturbed {
+		r.latSum, r.steadyN = 0, 0
+	} else {
+		r.latSum += lat
+		r.steadyN++
+	}
 	sw.clock = t + lat
 	r.down(0)
 }

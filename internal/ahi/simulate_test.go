@@ -161,3 +161,22 @@ func TestFewCellsLongChains(t *testing.T) {
 		t.Errorf("cells=10: TPS %.0f (hit rate %.3f), auto: %.0f; want < 90%%", few.TPS, few.HitRate, auto.TPS)
 	}
 }
+
+// TestShortStallInsideOneSecond: a stall shorter than a second lowers that
+// second's TPS by its share of the second, also when the rest of the
+// second is sampled (the stalled events must not enter the steady rate).
+func TestShortStallInsideOneSecond(t *testing.T) {
+	r := simSmall(t, func(c *SimConfig) {
+		c.Tables, c.Duration = 7, 4*time.Second
+		c.Knobs.DropMode, c.Knobs.DropTableRows, c.Knobs.DropAt = DropEager, 73*20000, 2*time.Second
+		c.Knobs.DictMutexPerQuery, c.Knobs.StartupCycle = 1, false
+	})
+	stall := r.Drop.AHIWork.Seconds()
+	if stall < 0.1 || stall > 0.5 {
+		t.Fatalf("AHI work %s, want 0.1–0.5 s for this test", r.Drop.AHIWork)
+	}
+	got := r.Intervals[2] / r.Intervals[0]
+	if want := 1 - stall; math.Abs(got-want) > 0.01 {
+		t.Errorf("second with the stall at %.3f of steady TPS, want %.3f (intervals %.0f)", got, want, r.Intervals)
+	}
+}
