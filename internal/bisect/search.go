@@ -64,6 +64,9 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 	if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), r.levelN); err != nil || !ok {
 		return nil, err
 	}
+	if !r.powered(s) {
+		return nil, nil
+	}
 	b := &bracket{los: []int{0}, his: []int{len(cs) - 1}, skipped: map[int]bool{}}
 	for retry := 0; ; retry++ {
 		split, err := r.narrow(ctx, s, b)
@@ -86,7 +89,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		}
 		if c.Verified {
 			r.res.Culprits = append(r.res.Culprits, c)
-			return r.remaining(s, c, lo, hi), nil
+			return r.remaining(s, lo, hi), nil
 		}
 		r.res.Rejected = append(r.res.Rejected, c)
 		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
@@ -95,6 +98,22 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			return r.sidesOf(s, lo, hi), nil
 		}
 	}
+}
+
+// powered checks that a span other than good..bad itself (a merge-base
+// side, a remaining range, a half) has a step MaxRuns runs can classify.
+func (r *run) powered(s span) bool {
+	if r.cfg.Force || (s.first().Hash == r.res.Good.Hash && s.last().Hash == r.res.Bad.Hash) {
+		return true
+	}
+	sd, _ := pooledSD(r.groups())
+	lo, hi := mean(r.l.samples[s.first().Hash]), mean(r.l.samples[s.last().Hash])
+	if sd <= 0 || runsNeeded(math.Abs(hi-lo)/sd, r.cfg.ClassifyError) <= r.cfg.MaxRuns {
+		return true
+	}
+	r.warnf("%s..%s: its step (%+.2f %%) is below what %d runs per commit can classify (%.2f %%): not bisected (force to try)",
+		s.first().Short, s.last().Short, 100*(hi/lo-1), r.cfg.MaxRuns, 100*minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError)*sd/lo)
+	return false
 }
 
 // A bracket is the state of a binary search: the indices found like the
@@ -202,13 +221,23 @@ func (r *run) unwind(ctx context.Context, s span, b *bracket, c Culprit) bool {
 }
 
 // remaining returns the sub-ranges of s beside culprit c (found between
-// lo and hi) when c explains clearly less than the span's change.
-func (r *run) remaining(s span, c Culprit, lo, hi int) []span {
-	spanDelta := mean(r.l.samples[s.last().Hash])/mean(r.l.samples[s.first().Hash]) - 1
-	if math.Abs(spanDelta-c.Effect.Delta) < r.cfg.MinEffect {
-		return nil
+// lo and hi) that may hold another change: those where the parent differs
+// from the span's older end, or the culprit from its newer end, by at least
+// half of MinEffect. Each is then tested like a pair of endpoints before it
+// is searched, so this loose trigger costs runs, never false culprits.
+func (r *run) remaining(s span, lo, hi int) []span {
+	cs := s.commits
+	shift := func(a, b Commit) float64 {
+		return math.Abs(mean(r.l.samples[b.Hash])/mean(r.l.samples[a.Hash]) - 1)
 	}
-	return r.sidesOf(s, lo, hi)
+	var more []span
+	if lo > 0 && shift(s.first(), cs[lo]) >= r.cfg.MinEffect/2 {
+		more = append(more, span{commits: cs[:lo+1], branch: s.branch})
+	}
+	if hi < len(cs)-1 && shift(cs[hi], s.last()) >= r.cfg.MinEffect/2 {
+		more = append(more, span{commits: cs[hi:], branch: s.branch})
+	}
+	return more
 }
 
 // sidesOf returns the parts of s before lo and from hi on, each to be
