@@ -28,6 +28,11 @@ func tps(v float64) string {
 	return b.String() + "." + frac
 }
 
+// tpsInt formats a throughput rounded to a whole number: "378,818".
+func tpsInt(v float64) string {
+	return strings.TrimSuffix(tps(math.Round(v)), ".0")
+}
+
 // signedTPS formats a TPS difference with its sign: "+2,306.5".
 func signedTPS(v float64) string {
 	if v >= 0 {

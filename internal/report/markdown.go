@@ -18,6 +18,8 @@ var markdownTemplate string
 var mdTemplate = template.Must(template.New("report.md").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"tps":      tps,
+	"tps0":     tpsInt,
+	"indent":   indent,
 	"esc":      mdEscape,
 	"link":     mdLink,
 	"trunc":    func(s string) string { return mdEscape(truncate(s, 48)) },
@@ -65,6 +67,17 @@ func (r *Report) HasMid() bool {
 		}
 	}
 	return false
+}
+
+// indent indents every line of s by two spaces (a block inside a list item).
+func indent(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = "  " + l
+		}
+	}
+	return strings.Join(lines, "")
 }
 
 // mdLink renders `text` linked to url, or just as code without one.

@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"math"
 	"strconv"
-	"strings"
 )
 
 // SVG geometry, in user units.
@@ -64,7 +62,7 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 	for k := 0; k <= svgYTicks; k++ {
 		v := ch.YMin + (ch.YMax-ch.YMin)*float64(k)/svgYTicks
 		p(`<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#d0d7de"/>`+"\n", svgLeft, svgWidth-svgRight, f1(y(v)), f1(y(v)))
-		p(`<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", svgLeft-6, f1(y(v)+4), strings.TrimSuffix(tps(math.Round(v)), ".0"))
+		p(`<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", svgLeft-6, f1(y(v)+4), tpsInt(v))
 	}
 	p(`<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">median TPS</text>`+"\n", f1(svgTop+plotH/2))
 	if len(ch.Points) > 1 {
