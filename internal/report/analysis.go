@@ -154,6 +154,17 @@ func (t *texts) unresolved() []string {
 	return out
 }
 
+// rejected describes commits the search pointed at that did not verify.
+func (t *texts) rejected() []string {
+	var out []string
+	for _, c := range t.r.Rejected {
+		e := c.Effect
+		out = append(out, fmt.Sprintf("%s on %s: the search pointed at it, but %d + %d fresh runs against its parent %s show %s (95 %% CI %s to %s, p = %s): not a culprit.",
+			t.named(c.Commit), t.sideName(c.Branch), e.OldRuns, e.NewRuns, t.link(c.Parent), pct(e.Delta), pct(e.CILow), pct(e.CIHigh), pValue(e.P)))
+	}
+	return out
+}
+
 // netEffect is the line "11.8.6 > 12.0.0 > 12.0.1" and its notes.
 func (t *texts) netEffect() (string, []string) {
 	if t.r.Status == bisect.StatusNotReproduced {

@@ -19,7 +19,8 @@ var goldenCases = []string{
 	"regression",   // one culprit on a straight line
 	"two-culprits", // two steps, dry run with calibration
 	"not-reproduced",
-	"skipped", // unbuildable, crashed and ambiguous commits stepped around
+	"skipped",      // unbuildable, crashed and ambiguous commits stepped around
+	"inconclusive", // skipped commits leave candidates; one candidate rejected
 }
 
 func loadCase(t *testing.T, name string) Input {

@@ -34,6 +34,7 @@ type Report struct {
 	Culprits     []CulpritView `json:"culprits,omitempty"`
 	Branch       []string      `json:"branch_context,omitempty"`
 	Unresolved   []string      `json:"unresolved,omitempty"`
+	Rejected     []string      `json:"rejected,omitempty"`
 	Observations []Observation `json:"observations"`
 	// InHistoryOrder is false when the Input gave no History: the
 	// observations are then in the order measured.
@@ -116,6 +117,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep.Expected = t.expected()
 	rep.Branch = t.branchContext()
 	rep.Unresolved = t.unresolved()
+	rep.Rejected = t.rejected()
 	rep.Observations = observations(in, base)
 	rep.InHistoryOrder = len(in.History) > 0
 	rep.Chart = chartOf(in, rep.Observations)
