@@ -180,3 +180,31 @@ func TestShortStallInsideOneSecond(t *testing.T) {
 		t.Errorf("second with the stall at %.3f of steady TPS, want %.3f (intervals %.0f)", got, want, r.Intervals)
 	}
 }
+
+// TestToggleMidRun: SET GLOBAL innodb_adaptive_hash_index=OFF at 3 s and
+// ON at 6 s: the seconds in between run at AHI-off speed (planted ~3 %
+// slower), and after re-enabling the AHI is learned again by real lookups.
+func TestToggleMidRun(t *testing.T) {
+	r := simSmall(t, func(c *SimConfig) {
+		c.Knobs.Toggles = []Toggle{{3 * time.Second, false}, {6 * time.Second, true}}
+	})
+	on, off, again := r.Intervals[1], r.Intervals[4], r.Intervals[9]
+	if off > 0.985*on || math.Abs(again/on-1) > 0.002 {
+		t.Errorf("TPS before %.0f, while off %.0f, after re-enable %.0f (intervals %.0f)", on, off, again, r.Intervals)
+	}
+	if r.Counters.Disables != 2 || r.Counters.Enables != 2 { // startup cycle + toggles
+		t.Errorf("disables %d, enables %d, want 2 and 2", r.Counters.Disables, r.Counters.Enables)
+	}
+}
+
+// TestColdStartLearns: a cold run learns the AHI by real lookups: every
+// leaf page gets built, and its hit rate trails a warm run's.
+func TestColdStartLearns(t *testing.T) {
+	warm := simSmall(t, nil)
+	cold := simSmall(t, func(c *SimConfig) { c.Cold = true })
+	leaves := uint64(8 * ((10000 + 72) / 73))
+	if cold.Counters.PagesBuilt < leaves || cold.HitRate >= warm.HitRate {
+		t.Errorf("cold: built %d pages (want >= %d), hit rate %.4f vs warm %.4f",
+			cold.Counters.PagesBuilt, leaves, cold.HitRate, warm.HitRate)
+	}
+}
