@@ -287,7 +287,9 @@ func (r *Repo) MergeBases(ctx context.Context, a, b string) ([]Commit, error) {
 }
 
 // IsAncestor reports whether a is an ancestor of b. A commit is its own
-// ancestor, as with git merge-base --is-ancestor.
+// ancestor, as with git merge-base --is-ancestor. The walk from b stops
+// at commits older than a by more than a day (committer dates), so only a
+// clock skew beyond that could mislead it.
 func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
