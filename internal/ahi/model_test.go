@@ -2,6 +2,7 @@ package ahi
 
 import (
 	"hash/crc32"
+	"reflect"
 	"testing"
 )
 
@@ -250,4 +251,20 @@ func hashedShares(m *Model) (f, q float64) {
 		return 0, 1
 	}
 	return float64(hashed) / float64(len(tb.blocks)), float64(visited) / float64(hashed)
+}
+
+// TestStartCacheRestoresExactly: restoring a startup snapshot gives the
+// same state as running startup.
+func TestStartCacheRestoresExactly(t *testing.T) {
+	mod := func(k *Knobs) { k.RefcountFix = false; k.DropTableRows = 5000 }
+	a := newTestModel(t, 4, 10000, mod)
+	startup(a, true)
+	b := newTestModel(t, 4, 10000, mod)
+	snapshot(a).restore(b)
+	if !reflect.DeepEqual(snapshot(a), snapshot(b)) || !reflect.DeepEqual(a.IndexStates(), b.IndexStates()) {
+		t.Fatal("restored model differs from the one startup produced")
+	}
+	if a.Counters() != b.Counters() {
+		t.Fatalf("counters differ: %+v vs %+v", a.Counters(), b.Counters())
+	}
 }

@@ -115,7 +115,7 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimResult, error) {
 	if err != nil {
 		return SimResult{}, err
 	}
-	startup(m, !cfg.Cold)
+	startupCached(m, cfg.Tables, cfg.TableSize, !cfg.Cold)
 	noise := newXoro(cfg.Seed ^ 0x6e6f697365)
 	res := SimResult{Percentile: cfg.Percentile, NoiseFactor: max(0.1, 1+cfg.NoiseCV*noise.normal())}
 	srv := newDESServer(m, costs, cfg.Knobs.TPSFactor*res.NoiseFactor)
