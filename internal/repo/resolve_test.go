@@ -154,3 +154,15 @@ func TestOpenBare(t *testing.T) {
 		t.Errorf("Resolve in a bare clone = %v, %v", c.Short, err)
 	}
 }
+
+func TestTags(t *testing.T) {
+	tr := historyRepo(t)
+	tags, err := tr.open().Tags(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Tag{{"mariadb-1.0.0", tr.ids["A"].String()}, {"mariadb-1.1.0", tr.ids["E"].String()}} // the annotated one peeled
+	if len(tags) != 2 || tags[0] != want[0] || tags[1] != want[1] {
+		t.Errorf("Tags() = %v, want %v", tags, want)
+	}
+}
