@@ -92,6 +92,11 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			return r.remaining(s, lo, hi), nil
 		}
 		r.res.Rejected = append(r.res.Rejected, c)
+		// A wrong verdict may come from ends whose means are off: measure
+		// them more before going on.
+		if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), (2+retry)*r.levelN); err != nil || !ok {
+			return nil, err
+		}
 		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
 			// Not one wrong verdict: the change may be spread out. Search
 			// both sides of the pair afresh.
