@@ -177,3 +177,31 @@ func TestBisectShorthandAndExitCodes(t *testing.T) {
 		t.Errorf("A/A range: err = %v, output:\n%s", err, out)
 	}
 }
+
+// The README's main job: the seed incident in the dry run.
+func TestDryRunSeedIncident(t *testing.T) {
+	isolate(t)
+	out, _, err := execute(t, "--good", "11.8.6", "--bad", "12.0.1", "--dry-run", "--json", "-q")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o pipeline.Outcome
+	if err := json.Unmarshal([]byte(out), &o); err != nil {
+		t.Fatal(err)
+	}
+	r := o.Result
+	if r.MergeBase == nil || r.MergeBaseLike != "bad" {
+		t.Errorf("merge base %v performs like %q, want like bad (12.0.1)", r.MergeBase, r.MergeBaseLike)
+	}
+	if len(r.Culprits) != 1 {
+		t.Fatalf("culprits: %+v", r.Culprits)
+	}
+	c := r.Culprits[0]
+	if !strings.Contains(c.Commit.Subject, "83a48d2bc84") || c.Regression || c.Branch != "good" ||
+		!c.CheckedBadBranch || c.EquivalentOnBad != nil || !c.Verified {
+		t.Errorf("culprit: %+v; want 83a48d2bc84, an improvement on the good side, absent from the bad branch", c)
+	}
+	if c.Effect.Delta < 0.003 || c.Effect.Delta > 0.01 {
+		t.Errorf("effect %+.2f %%, want about +0.6 %%", 100*c.Effect.Delta)
+	}
+}

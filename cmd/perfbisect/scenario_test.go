@@ -20,7 +20,7 @@ func TestScenarioCommands(t *testing.T) {
 		{args: []string{"scenario", "list"}, wantOut: []string{"mdev-12.0-point-select", "drop-table-stall", "mariadb-12.0.1"}},
 		{args: []string{"scenario", "show", "mdev-12.0-point-select"}, wantOut: []string{
 			"83a48d2bc84 AHI fixup", "knobs:   refcount_fix=true", "cherry-pick of a12",
-			"mariadb-12.0.1         ahi=on", "tps_factor=0.996"}},
+			"mariadb-12.0.1         ahi=on", "tps_factor=0.999"}},
 		{args: []string{"scenario", "show", "no-such-scenario"}, errHas: "neither a built-in scenario"},
 		{args: []string{"scenario", "show"}, usage: true},
 		{args: []string{"scenario", "list", "extra"}, usage: true},

@@ -111,7 +111,7 @@ func TestMDEVKnobLevels(t *testing.T) {
 		{m.Commits["a39"], true, 1.0},  // 83a48d2bc84, GOOD
 		{"11.8.6", true, 1.0},
 		{"12.0.0", false, 1.0},
-		{"12.0.1", false, 0.996},
+		{"12.0.1", false, 0.999},
 	}
 	for _, tt := range tests {
 		raw, err := scenario.KnobsAt(ctx, r, tt.rev)
