@@ -29,6 +29,7 @@ type realOptions struct {
 	recipe        string
 	noRestart     bool
 	serverCPUs    string
+	clientCPUs    string
 }
 
 func addRealFlags(fs *pflag.FlagSet, o *realOptions) {
@@ -46,6 +47,7 @@ func addRealFlags(fs *pflag.FlagSet, o *realOptions) {
 	fs.StringVar(&o.recipe, "recipe", "", "build recipe file (JSON) read over the default MariaDB recipe")
 	fs.BoolVar(&o.noRestart, "no-restart", false, "keep one server for all repeats of a build instead of restarting it")
 	fs.StringVar(&o.serverCPUs, "server-cpus", "", "pin the server with taskset to these CPUs (e.g. 1 or 2-3)")
+	fs.StringVar(&o.clientCPUs, "client-cpus", "", "pin perfbisect itself (the client) to these CPUs")
 }
 
 func (o realOptions) validate() error {
@@ -62,6 +64,11 @@ func (o realOptions) validate() error {
 func openReal(ctx context.Context, a *app, s *store.Store, o realOptions) (*pipeline.Real, error) {
 	if err := o.validate(); err != nil {
 		return nil, err
+	}
+	if o.clientCPUs != "" {
+		if err := runner.PinProcess(o.clientCPUs); err != nil {
+			return nil, usageErrorf("--client-cpus: %v", err)
+		}
 	}
 	proto := runner.Protocol{
 		Run: pointselect.RunConfig{Tables: o.tables, TableSize: o.tableSize, Threads: o.threads,
