@@ -103,6 +103,7 @@ type fakeMeasurer struct {
 	sd          float64
 	level       map[string]float64 // hash -> mean TPS
 	unbuildable map[string]bool
+	crash       map[string]bool
 	measured    map[string]int // "hash/index" -> times produced
 	calls       int
 	failAfter   int // > 0: the call after this many fails with a non-skip error
@@ -114,7 +115,7 @@ type fakeMeasurer struct {
 
 func newFakeMeasurer(seed uint64, sd float64) *fakeMeasurer {
 	return &fakeMeasurer{seed: seed, sd: sd, level: map[string]float64{}, unbuildable: map[string]bool{},
-		measured: map[string]int{}, lie: map[string]float64{}}
+		crash: map[string]bool{}, measured: map[string]int{}, lie: map[string]float64{}}
 }
 
 var errKilled = fmt.Errorf("killed")
@@ -131,6 +132,9 @@ func (m *fakeMeasurer) Measure(ctx context.Context, c Commit, first, n int) ([]f
 	}
 	if m.unbuildable[c.Hash] {
 		return nil, fmt.Errorf("cmake: %w", ErrUnbuildable)
+	}
+	if m.crash[c.Hash] {
+		return nil, fmt.Errorf("mariadbd exited with signal 11: %w", ErrCrashed)
 	}
 	lvl, ok := m.level[c.Hash]
 	if !ok {

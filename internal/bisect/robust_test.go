@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -132,5 +133,20 @@ func TestBadOlderThanGood(t *testing.T) {
 	}
 	if res.Status != StatusFound || len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "m44" || res.Culprits[0].Branch != BranchGood {
 		t.Fatalf("status %s culprits %v, want m44 on the good branch; warnings %q", res.Status, culpritNames(res, false), res.Warnings)
+	}
+}
+
+func TestCrashedMidpointIsSkipped(t *testing.T) {
+	s := linearScenario(13, 64, 0.003, map[int]float64{45: -0.006})
+	s.m.crash[s.main[32]] = true
+	res, err := s.engine(DefaultConfig).Run(context.Background(), "m0", "m64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusFound || len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "m45" {
+		t.Fatalf("status %s culprits %v", res.Status, culpritNames(res, false))
+	}
+	if len(res.Skipped) != 1 || res.Skipped[0].Reason != VerdictCrashed || !strings.Contains(res.Skipped[0].Detail, "signal 11") {
+		t.Errorf("skipped %+v, want m32 crashed", res.Skipped)
 	}
 }

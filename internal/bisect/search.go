@@ -62,7 +62,7 @@ func (r *run) search(ctx context.Context, queue []span) error {
 func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 	cs := s.commits
 	if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), r.levelN); err != nil || !ok {
-		return nil, err
+		return nil, r.endLost(s, err)
 	}
 	if !r.powered(s) {
 		return nil, nil
@@ -95,7 +95,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		// A wrong verdict may come from ends whose means are off: measure
 		// them more before going on.
 		if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), (2+retry)*r.levelN); err != nil || !ok {
-			return nil, err
+			return nil, r.endLost(s, err)
 		}
 		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
 			// Not one wrong verdict: the change may be spread out. Search
@@ -103,6 +103,15 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			return r.sidesOf(s, lo, hi), nil
 		}
 	}
+}
+
+// endLost passes err on, or, when an end of s failed (crashed) while
+// being measured again, warns that s is left unsearched.
+func (r *run) endLost(s span, err error) error {
+	if err == nil {
+		r.warnf("%s..%s not searched: %v", s.first().Short, s.last().Short, errSkippedEndpoint(r.l, s.first(), s.last()))
+	}
+	return err
 }
 
 // powered checks that a span other than good..bad itself (a merge-base
