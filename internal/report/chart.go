@@ -19,6 +19,7 @@ type Chart struct {
 // A ChartPoint is one commit on the chart.
 type ChartPoint struct {
 	Label   string  `json:"label"` // short hash
+	Row     int     `json:"row"`   // 1-based row of the observations table
 	Median  float64 `json:"median"`
 	Lo      float64 `json:"ci_low,omitempty"`
 	Hi      float64 `json:"ci_high,omitempty"`
@@ -36,11 +37,11 @@ func chartOf(in Input, obs []Observation) Chart {
 		ch.Title = in.Benchmark.Workload + ": median TPS per measured commit (" + order + ")"
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, o := range obs {
+	for i, o := range obs {
 		if o.Runs == 0 {
 			continue
 		}
-		p := ChartPoint{Label: o.Short, Median: o.Median, Verdict: o.Verdict}
+		p := ChartPoint{Label: o.Short, Row: i + 1, Median: o.Median, Verdict: o.Verdict}
 		if o.HasCI {
 			p.Lo, p.Hi = o.Lo, o.Hi
 		}
@@ -71,22 +72,60 @@ func axisRange(lo, hi float64) (float64, float64) {
 	return math.Floor((lo-span/4)/unit) * unit, math.Ceil((hi+span/4)/unit) * unit
 }
 
+// mermaidMaxHashLabels is the most points the Mermaid chart labels with
+// short hashes; beyond it labels are the table's row numbers, which fit.
+const mermaidMaxHashLabels = 6
+
 // Mermaid returns the chart as a Mermaid xychart-beta block (without the
-// code fence), which GitHub renders.
+// code fence), which GitHub renders, with a short title (Mermaid does not
+// wrap it). The init directive gives the line a
+// colour that shows on a white page (the default palette's first colour
+// is nearly white).
 func (ch Chart) Mermaid() string {
 	var b strings.Builder
+	b.WriteString("%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"#0969da\"}}}}%%\n")
 	b.WriteString("xychart-beta\n")
-	fmt.Fprintf(&b, "    title %q\n", ch.Title)
+	title := "Median TPS per measured commit"
+	numbered := len(ch.Points) > mermaidMaxHashLabels
+	if numbered {
+		title += " (x: # in the table)"
+	}
+	fmt.Fprintf(&b, "    title %q\n", title)
 	labels := make([]string, len(ch.Points))
 	values := make([]string, len(ch.Points))
 	for i, p := range ch.Points {
 		labels[i] = strconv.Quote(p.Label)
+		if numbered {
+			labels[i] = strconv.Quote(strconv.Itoa(p.Row))
+		}
 		values[i] = strconv.FormatFloat(p.Median, 'f', 1, 64)
 	}
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
 	fmt.Fprintf(&b, "    y-axis \"median TPS\" %s --> %s\n", num(ch.YMin), num(ch.YMax))
 	fmt.Fprintf(&b, "    line [%s]\n", strings.Join(values, ", "))
 	return b.String()
+}
+
+// ticks returns evenly spaced round values within [lo, hi], at most about
+// six: steps of 1, 2, 2.5 or 5 times a power of ten.
+func ticks(lo, hi float64) []float64 {
+	if hi <= lo {
+		return []float64{lo}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag * 10
+	for _, m := range []float64{1, 2, 2.5, 5} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	var out []float64
+	for v := math.Ceil(lo/step) * step; v <= hi+step/1e9; v += step {
+		out = append(out, v)
+	}
+	return out
 }
 
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -21,6 +21,7 @@ var goldenCases = []string{
 	"not-reproduced",
 	"skipped",      // unbuildable, crashed and ambiguous commits stepped around
 	"inconclusive", // skipped commits leave candidates; one candidate rejected
+	"mdev-dry-run", // the real dry run of --good 11.8.6 --bad 12.0.1, filled by reportgit.Fill
 }
 
 func loadCase(t *testing.T, name string) Input {

@@ -142,7 +142,7 @@ func TestMarkdownMentionsWhatTheIssueRequires(t *testing.T) {
 	s := md.String()
 	order := []string{"# oltp_point_select: 12.0.1 is", "**Affected versions:**", "## Benchmark configuration",
 		"## Observed behaviour", "## Expected behaviour", "## Technical analysis", "storage/innobase/buf/buf0buf.cc | 2 ++",
-		"### Branch context", "## Commit-level observations", "```mermaid\nxychart-beta", "![Median TPS per measured commit](chart.svg)",
+		"### Branch context", "## Commit-level observations", "```mermaid\n%%{init:", "xychart-beta", "![Median TPS per measured commit](chart.svg)",
 		"## Net effect", "`11.8.6 > 12.0.0 ≈ 12.0.1`"}
 	at := 0
 	for _, want := range order {

@@ -14,9 +14,8 @@ const (
 	svgHeight  = 380
 	svgLeft    = 90 // room for the y labels
 	svgRight   = 20
-	svgTop     = 40
+	svgTop     = 60
 	svgBottom  = 90 // room for rotated x labels
-	svgYTicks  = 5
 	svgPointR  = 4
 	svgFontCSS = "font-family:sans-serif;font-size:12px"
 )
@@ -59,8 +58,7 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 		}
 		return svgLeft + 20 + (plotW-40)*float64(i)/float64(len(ch.Points)-1)
 	}
-	for k := 0; k <= svgYTicks; k++ {
-		v := ch.YMin + (ch.YMax-ch.YMin)*float64(k)/svgYTicks
+	for _, v := range ticks(ch.YMin, ch.YMax) {
 		p(`<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#d0d7de"/>`+"\n", svgLeft, svgWidth-svgRight, f1(y(v)), f1(y(v)))
 		p(`<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", svgLeft-6, f1(y(v)+4), tpsInt(v))
 	}
@@ -85,10 +83,9 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 		p(`<text transform="translate(%s %d) rotate(-45)" text-anchor="end" font-family="monospace">%s</text>`+"\n",
 			f1(x(i)+4), svgHeight-svgBottom+14, html.EscapeString(pt.Label))
 	}
-	legendX := svgWidth - svgRight - 240
 	for i, v := range []string{VerdictGood, VerdictBad, VerdictMid, VerdictSkip} {
-		p(`<circle cx="%d" cy="18" r="%d" fill="%s"/><text x="%d" y="22">%s</text>`+"\n",
-			legendX+i*60, svgPointR, verdictColours[v], legendX+i*60+8, v)
+		p(`<circle cx="%d" cy="40" r="%d" fill="%s"/><text x="%d" y="44">%s</text>`+"\n",
+			svgLeft+i*70, svgPointR, verdictColours[v], svgLeft+i*70+8, v)
 	}
 	p("</svg>\n")
 	return bw.Flush()
