@@ -108,21 +108,36 @@ func (t *texts) title() string {
 		return s + " (below what the bisect could resolve)"
 	case len(cs) == 0:
 		return s + " (culprit not pinned down)"
-	case len(cs) == 1 && cs[0].Branch == SideGood && t.missingOnBad(cs[0]):
-		kind := "improvement"
-		if cs[0].Regression {
-			kind = "regression"
-		}
-		return fmt.Sprintf("%s; %s %s (%s) on %s is missing from %s", s, kind, shortOf(cs[0].Commit),
-			cs[0].Commit.Subject, t.sideName(SideGood), t.sideName(SideBad))
 	case len(cs) == 1:
-		return fmt.Sprintf("%s; culprit %s (%s)", s, shortOf(cs[0].Commit), cs[0].Commit.Subject)
+		return s + "; " + t.culpritPhrase(cs[0], true)
 	}
-	names := make([]string, len(cs))
+	phrases := make([]string, len(cs))
 	for i, c := range cs {
-		names[i] = shortOf(c.Commit)
+		phrases[i] = t.culpritPhrase(c, false)
 	}
-	return fmt.Sprintf("%s; %d culprits: %s", s, len(cs), strings.Join(names, ", "))
+	return s + "; " + strings.Join(phrases, ", ")
+}
+
+// culpritPhrase names a culprit for the title: "improvement 83a48d2bc84
+// (AHI fixup) on 11.8 is missing from 12.0", "regression 6c3d8e1f2a4".
+func (t *texts) culpritPhrase(c bisect.Culprit, subject bool) string {
+	kind := "improvement"
+	if c.Regression {
+		kind = "regression"
+	}
+	s := kind + " " + shortOf(c.Commit)
+	if subject && c.Commit.Subject != "" {
+		s += " (" + c.Commit.Subject + ")"
+	}
+	switch {
+	case c.Branch == SideGood && t.missingOnBad(c) && subject:
+		s += " on " + t.sideName(SideGood) + " is missing from " + t.sideName(SideBad)
+	case c.Branch == SideGood && t.missingOnBad(c):
+		s += " on " + t.sideName(SideGood) + " missing from " + t.sideName(SideBad)
+	case t.r.MergeBase != nil:
+		s += " on " + t.sideName(c.Branch)
+	}
+	return s
 }
 
 // missingOnBad is true for a good-side culprit checked and absent on bad.
