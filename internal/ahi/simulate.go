@@ -48,8 +48,9 @@ func (c SimConfig) withDefaults() SimConfig {
 	return c
 }
 
-// Validate checks a SimConfig after defaults.
+// Validate checks a SimConfig, zero fields taking their defaults.
 func (c SimConfig) Validate() error {
+	c = c.withDefaults()
 	switch {
 	case c.Threads < 1 || c.Threads > 100000:
 		return fmt.Errorf("simulate: threads %d outside 1..100000", c.Threads)
