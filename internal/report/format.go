@@ -86,7 +86,6 @@ func plural(n int, word string) string {
 
 // mdEscape escapes the characters that would break a Markdown table cell
 // or inline text.
-func mdEscape(s string) string {
-	r := strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "'", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "\n", " ")
-	return r.Replace(s)
-}
+func mdEscape(s string) string { return mdEscaper.Replace(s) }
+
+var mdEscaper = strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "`", "'", "<", "&lt;", ">", "&gt;", "[", `\[`, "]", `\]`, "\n", " ")
