@@ -148,4 +148,14 @@ func TestReportGitHubDryRun(t *testing.T) {
 	if len(seen) != 2 {
 		t.Errorf("requests %v: want the labelled list and the search", seen)
 	}
+
+	// Without a token a dry run looks nothing up and says so.
+	t.Setenv("GITHUB_TOKEN", "")
+	out, _, err = execute(t, "report", id, "--github", "o/r", "--dry-run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "existing issues not looked up: no GITHUB_TOKEN") || len(seen) != 2 {
+		t.Errorf("tokenless dry run sent %d requests, printed:\n%.300s", len(seen)-2, out)
+	}
 }

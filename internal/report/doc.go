@@ -11,11 +11,20 @@
 // JSON tags and a Version field.
 //
 // The contract with the pipeline: at the end of a bisect the pipeline
-// fills an Input and stores json.Marshal(input) as the bisect's result
-// document (store.FinishBisect(ctx, id, status, doc)). `perfbisect report
+// fills an Input (Result and Request from the bisect, Benchmark from the
+// workload and environment, then reportgit.Fill for history order, commit
+// details, branch names and net-effect points) and stores json.Marshal of
+// it as the bisect's result document (store.FinishBisect(ctx, id,
+// status, doc), e.g. from pipeline.Bisect.Document). `perfbisect report
 // ID` reads it back with store.Bisect(ctx, id) and Load(b.Result), so a
 // report can be re-rendered, in any format, long after the bisect.
 // `bisect --report FILE` calls Markdown on the same Input directly.
+//
+// A document that is only the pipeline's outcome ({"bisect_id", "request",
+// "result"}) loads too, since its request and result fields line up with
+// Input's: the report then lacks the configuration, commit details and
+// history order (observations are listed in the order measured, and a
+// commit's level is the endpoint nearest to its mean).
 //
 // # Rendering
 //
