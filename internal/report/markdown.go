@@ -103,6 +103,7 @@ func diffstat(files []FileChange) string {
 		width = max(width, utf8.RuneCountInString(f.Path))
 		most = max(most, f.Added+f.Deleted)
 	}
+	digits := len(strconv.Itoa(most))
 	scale := func(n int) int {
 		if most <= 40 {
 			return n
@@ -121,7 +122,7 @@ func diffstat(files []FileChange) string {
 			fmt.Fprintf(&b, " %-*s | Bin\n", width, f.Path)
 			continue
 		}
-		fmt.Fprintf(&b, " %-*s | %d %s%s\n", width, f.Path, f.Added+f.Deleted,
+		fmt.Fprintf(&b, " %-*s | %*d %s%s\n", width, f.Path, digits, f.Added+f.Deleted,
 			strings.Repeat("+", scale(f.Added)), strings.Repeat("-", scale(f.Deleted)))
 	}
 	summary := " " + plural(len(files), "file") + " changed"
