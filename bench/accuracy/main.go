@@ -27,7 +27,7 @@ type group struct {
 	count int
 }
 
-// plan is the default mix: 2500 scenarios at scale 1.
+// plan is the default mix: 2700 scenarios at scale 1.
 var plan = []group{
 	{kindSingle, 1, 150},
 	{kindSingle, 1.5, 200},
@@ -39,6 +39,7 @@ var plan = []group{
 	{kindUnbuildable, 2, 200},
 	{kindSlowMB, 2, 200},
 	{kindHeavy, 2, 200},
+	{kindDrift, 2, 200},
 }
 
 func main() {

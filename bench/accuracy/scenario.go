@@ -25,6 +25,7 @@ const (
 	kindUnbuildable kind = "single, 5 % unbuildable"
 	kindSlowMB      kind = "slow merge base"
 	kindHeavy       kind = "single, heavy-tailed noise (t, 4 df)"
+	kindDrift       kind = "single, host drifts +0.3 % per 100 runs"
 )
 
 // A scenario is one synthetic history with known culprits.
@@ -55,7 +56,7 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 	s.improvement = sign > 0
 	steps := map[int]float64{} // main-line index -> relative step
 	switch k {
-	case kindSingle, kindUnbuildable, kindHeavy:
+	case kindSingle, kindUnbuildable, kindHeavy, kindDrift:
 		steps[1+rng.IntN(n)] = sign * ratio * cv
 	case kindTwo:
 		a, b := 1+rng.IntN(n), 1+rng.IntN(n)
@@ -85,6 +86,8 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 		s.slowMergeBase(rng, ratio)
 	case kindHeavy:
 		s.m.df = 4
+	case kindDrift:
+		s.m.drift = 0.003
 	}
 	return s
 }

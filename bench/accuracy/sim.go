@@ -123,7 +123,8 @@ type simMeasurer struct {
 	unbuildable map[string]bool
 	runs        int
 	built       map[string]bool
-	df          int // > 2: Student t noise with df degrees of freedom (heavy tails), scaled to sd
+	df          int     // > 2: Student t noise with df degrees of freedom (heavy tails), scaled to sd
+	drift       float64 // the host's speed changes by this fraction per 100 runs
 }
 
 func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
@@ -133,7 +134,7 @@ func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int
 	}
 	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = m.level[c.Hash] + m.sd*m.noise()
+		xs[i] = m.level[c.Hash]*(1+m.drift*float64(m.runs+i)/100) + m.sd*m.noise()
 	}
 	m.runs += n
 	return xs, nil

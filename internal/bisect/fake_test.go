@@ -111,6 +111,9 @@ type fakeMeasurer struct {
 	// lie makes a commit's first lieRuns samples come from another level.
 	lie     map[string]float64
 	lieRuns int
+	// drift multiplies every level by 1 + drift*produced/100.
+	drift    float64
+	produced int
 }
 
 func newFakeMeasurer(seed uint64, sd float64) *fakeMeasurer {
@@ -149,7 +152,8 @@ func (m *fakeMeasurer) Measure(ctx context.Context, c Commit, first, n int) ([]f
 		if v, ok := m.lie[c.Hash]; ok && k < m.lieRuns {
 			l = v
 		}
-		xs[i] = l + m.sd*rng.NormFloat64()
+		xs[i] = l*(1+m.drift*float64(m.produced)/100) + m.sd*rng.NormFloat64()
+		m.produced++
 	}
 	return xs, nil
 }

@@ -72,6 +72,7 @@ type ledger struct {
 	progress Progress
 	replay   []Step
 	samples  map[string][]float64
+	times    map[string][]int // the bisect's run number of each sample, for drift
 	failed   map[string]Skip
 	order    []Commit
 	runs     int
@@ -79,7 +80,8 @@ type ledger struct {
 }
 
 func newLedger(ctx context.Context, m Measurer, j Journal, p Progress) (*ledger, error) {
-	l := &ledger{m: m, j: j, progress: p, samples: map[string][]float64{}, failed: map[string]Skip{}}
+	l := &ledger{m: m, j: j, progress: p, samples: map[string][]float64{},
+		times: map[string][]int{}, failed: map[string]Skip{}}
 	if j != nil {
 		steps, err := j.Load(ctx)
 		if err != nil {
@@ -158,6 +160,9 @@ func (l *ledger) fetch(ctx context.Context, phase string, c Commit, n int) (ok b
 		return false, err
 	}
 	l.samples[c.Hash] = append(l.samples[c.Hash], xs...)
+	for i := range xs {
+		l.times[c.Hash] = append(l.times[c.Hash], l.runs+i)
+	}
 	l.runs += len(xs)
 	l.progress(Event{Phase: phase, Commit: c, Runs: len(l.samples[c.Hash]), Left: l.left})
 	return true, nil

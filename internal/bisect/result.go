@@ -59,6 +59,8 @@ type Result struct {
 	Endpoints Change `json:"endpoints"`
 	// Noise is the run-to-run noise estimate.
 	Noise Noise `json:"noise"`
+	// Drift is the host's estimated drift over the bisect.
+	Drift Drift `json:"drift"`
 	// Power is the sampling plan derived from the endpoints.
 	Power Power `json:"power"`
 	// Culprits are the commits found, oldest first within each side.
@@ -106,6 +108,18 @@ type Noise struct {
 	SD   float64 `json:"sd"`   // pooled within-commit standard deviation, in TPS
 	CV   float64 `json:"cv"`   // SD relative to the good mean
 	Runs int     `json:"runs"` // samples the estimate rests on
+}
+
+// Drift is a linear trend of throughput in run order, pooled within
+// commits.
+type Drift struct {
+	// PerHundredRuns is the relative change of throughput per 100 runs,
+	// and SE its standard error.
+	PerHundredRuns float64 `json:"per_hundred_runs"`
+	SE             float64 `json:"se"`
+	// Corrected says midpoint verdicts were corrected for the drift (it was
+	// clear: more than 3 standard errors).
+	Corrected bool `json:"corrected"`
 }
 
 // Power is the sampling plan for midpoints at the measured step.

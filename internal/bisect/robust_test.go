@@ -150,3 +150,24 @@ func TestCrashedMidpointIsSkipped(t *testing.T) {
 		t.Errorf("skipped %+v, want m32 crashed", res.Skipped)
 	}
 }
+
+// TestDriftIsCorrected: the host gets 0.3 % faster per 100 runs, as much
+// as the step over a bisect. The engine must see the drift and still name
+// the culprit.
+func TestDriftIsCorrected(t *testing.T) {
+	s := linearScenario(14, 500, 0.003, map[int]float64{300: -0.006})
+	s.m.drift = 0.003
+	res, err := s.engine(DefaultConfig).Run(context.Background(), "m0", "m500")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusFound || len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "m300" {
+		t.Fatalf("status %s culprits %v; warnings %q", res.Status, culpritNames(res, false), res.Warnings)
+	}
+	if d := res.Drift; d.PerHundredRuns < 0.001 || d.PerHundredRuns > 0.005 || d.PerHundredRuns < 3*d.SE {
+		t.Errorf("drift %+v, want about +0.3 %% per 100 runs, clearly", d)
+	}
+	if !strings.Contains(strings.Join(res.Warnings, "\n"), "drifted") {
+		t.Errorf("warnings %q do not mention the drift", res.Warnings)
+	}
+}

@@ -329,7 +329,8 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 			v = r.decide(s, c)
 		}
 		if v == "" {
-			v = r.undecided(r.l.samples[s.first().Hash], r.l.samples[c.Hash], r.l.samples[s.last().Hash])
+			tr := r.drift()
+			v = r.undecided(r.corrected(tr, s.first()), r.corrected(tr, c), r.corrected(tr, s.last()))
 		}
 	}
 	if err := r.verdict(ctx, "bisect", c, v); err != nil {
@@ -343,11 +344,12 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 // "" (undecided). A decision also needs c's mean to be consistent with the
 // chosen end's.
 func (r *run) decide(s span, c Commit) Verdict {
-	low, high, xs := r.l.samples[s.first().Hash], r.l.samples[s.last().Hash], r.l.samples[c.Hash]
-	if len(xs) < r.cfg.MinRuns {
+	if len(r.l.samples[c.Hash]) < r.cfg.MinRuns {
 		return ""
 	}
-	sd, _ := pooledSD(r.groups())
+	tr := r.drift()
+	low, high, xs := r.corrected(tr, s.first()), r.corrected(tr, s.last()), r.corrected(tr, c)
+	sd, _ := pooledSD(r.correctedGroups(tr))
 	switch newSPRT(mean(low), mean(high), sd, r.cfg.ClassifyError).decide(xs) {
 	case 1:
 		if r.consistent(xs, high, sd) {

@@ -97,6 +97,17 @@ func (r *run) finish() {
 	}
 	slices.SortStableFunc(res.Culprits, order)
 	slices.SortStableFunc(res.Rejected, order)
+	if tr := r.drift(); tr.se > 0 && res.Endpoints.OldMean > 0 {
+		res.Drift = Drift{PerHundredRuns: 100 * tr.slope / res.Endpoints.OldMean,
+			SE: 100 * tr.se / res.Endpoints.OldMean, Corrected: tr.ok}
+		if math.Abs(tr.slope) > 3*tr.se {
+			how := "midpoint verdicts were corrected for it"
+			if !tr.ok {
+				how = "too little to correct for"
+			}
+			r.warnf("the host drifted %+.2f %% per 100 runs (+-%.2f): %s", 100*res.Drift.PerHundredRuns, 100*res.Drift.SE, how)
+		}
+	}
 	res.TotalRuns = r.l.runs
 	res.Builds = len(r.l.order)
 	if res.Status != "" {
