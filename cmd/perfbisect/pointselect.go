@@ -52,7 +52,6 @@ booleans), so a sysbench command line works by changing one word:
 Intermediate lines (--report-interval) go to stderr, the summary (or --json) to stdout.`,
 	}
 	pf := cmd.PersistentFlags()
-	pf.SetNormalizeFunc(sysbenchFlagNames)
 	pf.IntVar(&opts.tables, "tables", 1, "number of tables sbtest1..N")
 	pf.Int64Var(&opts.tableSize, "table-size", 10000, "rows per table")
 	pf.IntVar(&opts.threads, "threads", 1, "worker threads (connections); for prepare: tables loaded in parallel (default min(tables,8))")
@@ -71,6 +70,7 @@ Intermediate lines (--report-interval) go to stderr, the summary (or --json) to 
 	pf.Float64Var(&opts.rand.ParetoH, "rand-pareto-h", d.ParetoH, "pareto shape")
 	pf.Float64Var(&opts.rand.ZipfianExp, "rand-zipfian-exp", d.ZipfianExp, "zipfian exponent")
 	cmd.AddCommand(newPointselectPrepareCmd(a, opts), newPointselectRunCmd(a, opts), newPointselectCleanupCmd(a, opts))
+	cmd.SetGlobalNormalizationFunc(sysbenchFlagNames)
 	return cmd
 }
 
@@ -100,7 +100,6 @@ func newPointselectPrepareCmd(a *app, opts *pointselectOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.SetNormalizeFunc(sysbenchFlagNames)
 	f.StringVar(&opts.engine, "mysql-storage-engine", "innodb", "storage engine")
 	f.Var(&opts.autoInc, "auto-inc", "id is AUTO_INCREMENT (on/off)")
 	f.Var(&opts.secondary, "secondary", "index id with KEY xid instead of PRIMARY KEY (on/off)")

@@ -20,7 +20,6 @@ func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.SetNormalizeFunc(sysbenchFlagNames)
 	f.IntVar(&opts.time, "time", 10, "seconds to measure; 0 = no limit")
 	f.Int64Var(&opts.events, "events", 0, "events to measure; 0 = no limit")
 	f.IntVar(&opts.warmup, "warmup", 0, "seconds to run before measuring (not counted)")

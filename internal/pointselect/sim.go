@@ -12,6 +12,7 @@ import (
 // by that much. Events are counted when they complete, ticks fire on the
 // virtual clock, so equal seeds give equal results on any machine.
 func (rs *runState) runSimulated(ctx context.Context) (*Result, error) {
+	wallStart := time.Now()
 	measureStart := rs.cfg.Warmup
 	if rs.cfg.Warmup > 0 {
 		fmt.Fprintf(rs.progress, "Warming up for %g simulated seconds...\n", rs.cfg.Warmup.Seconds())
@@ -51,7 +52,7 @@ func (rs *runState) runSimulated(ctx context.Context) (*Result, error) {
 	}
 	res := rs.result(end - measureStart)
 	res.Simulated = true
-	res.Start = time.Now()
+	res.Start = wallStart
 	return res, rs.finalErr(ctx)
 }
 
