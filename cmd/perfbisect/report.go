@@ -159,6 +159,9 @@ func printFiling(a *app, repo string, fl report.Filing) {
 	case "commented":
 		fmt.Fprintf(a.stdout, "commented on issue #%d in %s (it already carries marker %s): %s\n", fl.Number, repo, fl.Marker, fl.URL)
 		return
+	case "unchanged":
+		fmt.Fprintf(a.stdout, "issue #%d in %s already carries this evidence (same good and bad commits, same workload): nothing posted: %s\n", fl.Number, repo, fl.URL)
+		return
 	case "would-comment":
 		fmt.Fprintf(a.stdout, "dry run: would comment on issue #%d in %s (open, carries marker %s)\n", fl.Number, repo, fl.Marker)
 	default:

@@ -61,7 +61,9 @@ type Filer struct {
 
 // A Filing says what the Filer did, or would do.
 type Filing struct {
-	// Action is "created", "commented", "would-create" or "would-comment".
+	// Action is "created", "commented", "would-create", "would-comment"
+	// or "unchanged" (the open issue already has this evidence: the same
+	// good and bad commits on the same workload).
 	Action string `json:"action"`
 	Number int    `json:"number,omitempty"` // the issue, when known
 	URL    string `json:"url,omitempty"`    // the issue or comment
@@ -151,7 +153,16 @@ func workloadKey(b Benchmark) string {
 	return hex.EncodeToString(h.Sum(nil))[:10]
 }
 
-// markerComment is the hidden HTML comment carrying the marker.
+// evidenceToken identifies the evidence of one report: the finding's
+// workload and the good and bad commits measured. A nightly run over the
+// same range adds nothing; one reaching a new release does.
+func evidenceToken(in Input) string {
+	h := sha256.Sum256([]byte(in.Result.Good.Hash + ".." + in.Result.Bad.Hash + "/" + workloadKey(in.Benchmark)))
+	return "perfbisectev" + hex.EncodeToString(h[:6])
+}
+
+// markerComment is the hidden HTML comment carrying the marker and the
+// evidence token.
 func markerComment(in Input, marker string) string {
 	var culprits []string
 	for _, c := range in.Result.Culprits {
@@ -159,8 +170,9 @@ func markerComment(in Input, marker string) string {
 	}
 	sort.Strings(culprits)
 	b := in.Benchmark
-	return fmt.Sprintf("<!-- %s culprits=%s workload=%s tables=%d table_size=%d threads=%d -->",
-		marker, strings.Join(culprits, ","), b.Workload, b.Tables, b.TableSize, b.Threads)
+	return fmt.Sprintf("<!-- %s %s culprits=%s range=%s..%s workload=%s tables=%d table_size=%d threads=%d -->",
+		marker, evidenceToken(in), strings.Join(culprits, ","), in.Result.Good.Hash, in.Result.Bad.Hash,
+		b.Workload, b.Tables, b.TableSize, b.Threads)
 }
 
 // File files the report: a comment on the open issue carrying its marker,
@@ -178,15 +190,23 @@ func (f *Filer) File(ctx context.Context, in Input, opts Options) (Filing, error
 		return Filing{}, errors.New("github: no client")
 	}
 	fl := Filing{Marker: marker}
-	existing := 0
+	var existing *github.Issue
 	if f.Client != nil {
 		fl.LookedUp = true
 		if existing, err = f.find(ctx, marker); err != nil {
 			return fl, err
 		}
 	}
-	if existing > 0 {
-		fl.Number, fl.Body = existing, f.commentBody(rep, in, marker)
+	if existing != nil {
+		fl.Number, fl.URL, fl.Body = existing.GetNumber(), existing.GetHTMLURL(), f.commentBody(rep, in, marker)
+		seen, err := f.hasEvidence(ctx, existing, evidenceToken(in))
+		if err != nil {
+			return fl, err
+		}
+		if seen {
+			fl.Action, fl.Body = "unchanged", ""
+			return fl, nil
+		}
 		return f.comment(ctx, fl)
 	}
 	fl.Title, fl.Labels = truncate(rep.Title, 250), f.labels()

@@ -17,7 +17,7 @@ type filerCase struct {
 	name   string
 	dryRun bool
 	ledger *memLedger
-	setup  func(f *fakeGitHub, marker string)
+	setup  func(f *fakeGitHub, marker, evidence string)
 	// want: the requests in order, the action, the issue number, the
 	// sleeps, and a piece of the error (empty: no error).
 	wantPaths  []string
@@ -32,6 +32,7 @@ const (
 	searchPath  = "GET /search/issues"
 	createPath  = "POST /repos/o/r/issues"
 	comment7    = "POST /repos/o/r/issues/7/comments"
+	comments7   = "GET /repos/o/r/issues/7/comments"
 	rateMessage = "API rate limit exceeded for user ID 1."
 )
 
@@ -58,13 +59,13 @@ func thenOK(n int, first, ok func(http.ResponseWriter, *http.Request, int)) func
 }
 
 func filerCases() []filerCase {
-	noIssues := func(f *fakeGitHub, _ string) {
+	noIssues := func(f *fakeGitHub, _, _ string) {
 		f.on(listPath, jsonReply(200, []any{}))
 		f.on(searchPath, emptySearch())
 	}
 	return []filerCase{{
 		name: "new issue",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			// A PR and an issue about something else must not count.
 			f.on(listPath, jsonReply(200, []any{issueJSON(3, "other finding <!-- perfbisect0000 -->", false), issueJSON(4, m, true)}))
 			f.on(searchPath, emptySearch())
@@ -73,38 +74,54 @@ func filerCases() []filerCase {
 		wantPaths: []string{listPath, searchPath, createPath}, wantAction: "created", wantNumber: 42,
 	}, {
 		name: "comment on the labelled issue",
-		setup: func(f *fakeGitHub, m string) {
-			f.on(listPath, jsonReply(200, []any{issueJSON(9, "later duplicate "+m, false), issueJSON(7, "report\n<!-- "+m+" -->", false)}))
+		setup: func(f *fakeGitHub, m, ev string) {
+			f.on(listPath, jsonReply(200, []any{issueJSON(9, "later duplicate "+m, false), issueJSON(7, "report\n<!-- "+m+" perfbisectev000000000000 -->", false)}))
+			f.on(comments7, jsonReply(200, []any{map[string]any{"id": 5, "body": "an earlier run <!-- " + m + " perfbisectev111111111111 -->"}}))
 			f.on(comment7, jsonReply(201, map[string]any{"id": 1, "html_url": "https://github.com/o/r/issues/7#issuecomment-1"}))
 		},
-		wantPaths: []string{listPath, comment7}, wantAction: "commented", wantNumber: 7,
+		wantPaths: []string{listPath, comments7, comment7}, wantAction: "commented", wantNumber: 7,
+	}, {
+		name: "same evidence in the issue: nothing posted",
+		setup: func(f *fakeGitHub, m, ev string) {
+			f.on(listPath, jsonReply(200, []any{issueJSON(7, "<!-- "+m+" "+ev+" -->", false)}))
+		},
+		wantPaths: []string{listPath}, wantAction: "unchanged", wantNumber: 7,
+	}, {
+		name: "same evidence in a comment: nothing posted",
+		setup: func(f *fakeGitHub, m, ev string) {
+			f.on(listPath, jsonReply(200, []any{issueJSON(7, "<!-- "+m+" -->", false)}))
+			f.on(comments7, jsonReply(200, []any{map[string]any{"id": 6, "body": "<!-- " + m + " " + ev + " -->"}}))
+		},
+		wantPaths: []string{listPath, comments7}, wantAction: "unchanged", wantNumber: 7,
 	}, {
 		name: "comment on the issue search finds (label removed)",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on(listPath, jsonReply(200, []any{}))
 			f.on(searchPath, jsonReply(200, map[string]any{"total_count": 2, "incomplete_results": false,
 				"items": []any{issueJSON(8, "mentions perfbisect only", false), issueJSON(7, "<!-- "+m+" -->", false)}}))
+			f.on(comments7, jsonReply(200, []any{}))
 			f.on(comment7, jsonReply(201, map[string]any{"id": 2}))
 		},
-		wantPaths: []string{listPath, searchPath, comment7}, wantAction: "commented", wantNumber: 7,
+		wantPaths: []string{listPath, searchPath, comments7, comment7}, wantAction: "commented", wantNumber: 7,
 	}, {
 		name:   "ledger first",
 		ledger: &memLedger{m: map[string]int{}},
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on("GET /repos/o/r/issues/7", jsonReply(200, issueJSON(7, "no marker needed: the ledger knows", false)))
+			f.on(comments7, jsonReply(200, []any{}))
 			f.on(comment7, jsonReply(201, map[string]any{"id": 3}))
 		},
-		wantPaths: []string{"GET /repos/o/r/issues/7", comment7}, wantAction: "commented", wantNumber: 7,
+		wantPaths: []string{"GET /repos/o/r/issues/7", comments7, comment7}, wantAction: "commented", wantNumber: 7,
 	}, {
 		name: "incomplete search creates nothing",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on(listPath, jsonReply(200, []any{}))
 			f.on(searchPath, jsonReply(200, map[string]any{"total_count": 0, "incomplete_results": true, "items": []any{}}))
 		},
 		wantPaths: []string{listPath, searchPath}, wantErr: "incomplete results",
 	}, {
 		name: "401",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			// A server that echoes the credentials must not leak them either.
 			f.on(listPath, func(w http.ResponseWriter, r *http.Request, n int) {
 				w.WriteHeader(http.StatusUnauthorized)
@@ -114,7 +131,7 @@ func filerCases() []filerCase {
 		wantPaths: []string{listPath}, wantErr: "authentication failed (HTTP 401",
 	}, {
 		name: "primary rate limit, retried after the reset",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on(listPath, jsonReply(200, []any{}))
 			f.on(searchPath, thenOK(1, rateLimited(time.Now().Add(-time.Minute)), emptySearch()))
 			f.on(createPath, created(43))
@@ -123,15 +140,15 @@ func filerCases() []filerCase {
 		wantAction: "created", wantNumber: 43, wantSleeps: []time.Duration{time.Second},
 	}, {
 		name: "primary rate limit beyond the wait bound",
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on(listPath, jsonReply(200, []any{}))
 			f.on(searchPath, rateLimited(time.Now().Add(time.Hour)))
 		},
 		wantPaths: []string{listPath, searchPath}, wantErr: "rate limit of 30 requests exhausted until",
 	}, {
 		name: "secondary rate limit, retried",
-		setup: func(f *fakeGitHub, m string) {
-			noIssues(f, m)
+		setup: func(f *fakeGitHub, m, ev string) {
+			noIssues(f, m, ev)
 			f.on(createPath, thenOK(1, func(w http.ResponseWriter, r *http.Request, n int) {
 				w.Header().Set("Retry-After", "0")
 				w.WriteHeader(http.StatusForbidden)
@@ -142,15 +159,15 @@ func filerCases() []filerCase {
 		wantAction: "created", wantNumber: 46, wantSleeps: []time.Duration{time.Second},
 	}, {
 		name: "403 without a rate limit is not retried",
-		setup: func(f *fakeGitHub, m string) {
-			noIssues(f, m)
+		setup: func(f *fakeGitHub, m, ev string) {
+			noIssues(f, m, ev)
 			f.on(createPath, jsonReply(403, map[string]any{"message": "Resource not accessible by personal access token"}))
 		},
 		wantPaths: []string{listPath, searchPath, createPath}, wantErr: "forbidden (HTTP 403",
 	}, {
 		name: "429 with Retry-After",
-		setup: func(f *fakeGitHub, m string) {
-			noIssues(f, m)
+		setup: func(f *fakeGitHub, m, ev string) {
+			noIssues(f, m, ev)
 			f.on(createPath, thenOK(1, func(w http.ResponseWriter, r *http.Request, n int) {
 				w.Header().Set("Retry-After", "7")
 				w.WriteHeader(http.StatusTooManyRequests)
@@ -161,16 +178,16 @@ func filerCases() []filerCase {
 		wantAction: "created", wantNumber: 44, wantSleeps: []time.Duration{7 * time.Second},
 	}, {
 		name: "5xx retried with backoff",
-		setup: func(f *fakeGitHub, m string) {
-			noIssues(f, m)
+		setup: func(f *fakeGitHub, m, ev string) {
+			noIssues(f, m, ev)
 			f.on(createPath, thenOK(2, jsonReply(502, map[string]any{"message": "Server Error"}), created(45)))
 		},
 		wantPaths:  []string{listPath, searchPath, createPath, createPath, createPath},
 		wantAction: "created", wantNumber: 45, wantSleeps: []time.Duration{2 * time.Second, 4 * time.Second},
 	}, {
 		name: "5xx gives up",
-		setup: func(f *fakeGitHub, m string) {
-			noIssues(f, m)
+		setup: func(f *fakeGitHub, m, ev string) {
+			noIssues(f, m, ev)
 			f.on(createPath, jsonReply(503, map[string]any{"message": "Service Unavailable"}))
 		},
 		wantPaths:  []string{listPath, searchPath, createPath, createPath, createPath, createPath},
@@ -181,10 +198,11 @@ func filerCases() []filerCase {
 		wantPaths: []string{listPath, searchPath}, wantAction: "would-create",
 	}, {
 		name: "dry run would comment", dryRun: true,
-		setup: func(f *fakeGitHub, m string) {
+		setup: func(f *fakeGitHub, m, ev string) {
 			f.on(listPath, jsonReply(200, []any{issueJSON(7, m, false)}))
+			f.on(comments7, jsonReply(200, []any{}))
 		},
-		wantPaths: []string{listPath}, wantAction: "would-comment", wantNumber: 7,
+		wantPaths: []string{listPath, comments7}, wantAction: "would-comment", wantNumber: 7,
 	}}
 }
 
@@ -197,7 +215,7 @@ func TestFilerFile(t *testing.T) {
 	for _, tc := range filerCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			fake, srv := newFakeGitHub(t)
-			tc.setup(fake, marker)
+			tc.setup(fake, marker, evidenceToken(in))
 			var sleeps []time.Duration
 			var log bytes.Buffer
 			f := newTestFiler(t, srv, &sleeps, &log)

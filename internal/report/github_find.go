@@ -11,31 +11,30 @@ import (
 // maxListPages bounds the labelled-issue listing (100 issues a page).
 const maxListPages = 5
 
-// find returns the number of the oldest open issue whose body carries
-// marker, or 0. It asks the Ledger, then the open issues with the first
+// find returns the oldest open issue whose body carries marker, or nil. It asks the Ledger, then the open issues with the first
 // label (no index lag), then search (for issues whose label was removed).
 // An incomplete search answer is an error: better no issue than a
 // duplicate.
-func (f *Filer) find(ctx context.Context, marker string) (int, error) {
-	if n, err := f.fromLedger(ctx, marker); n > 0 || err != nil {
-		return n, err
+func (f *Filer) find(ctx context.Context, marker string) (*github.Issue, error) {
+	if is, err := f.fromLedger(ctx, marker); is != nil || err != nil {
+		return is, err
 	}
-	if n, err := f.fromLabel(ctx, marker); n > 0 || err != nil {
-		return n, err
+	if is, err := f.fromLabel(ctx, marker); is != nil || err != nil {
+		return is, err
 	}
 	return f.fromSearch(ctx, marker)
 }
 
-func (f *Filer) fromLedger(ctx context.Context, marker string) (int, error) {
+func (f *Filer) fromLedger(ctx context.Context, marker string) (*github.Issue, error) {
 	if f.Ledger == nil {
-		return 0, nil
+		return nil, nil
 	}
 	n, ok, err := f.Ledger.Lookup(ctx, f.repoName(), marker)
 	if err != nil {
-		return 0, fmt.Errorf("looking up %s in the ledger: %w", marker, err)
+		return nil, fmt.Errorf("looking up %s in the ledger: %w", marker, err)
 	}
 	if !ok {
-		return 0, nil
+		return nil, nil
 	}
 	var is *github.Issue
 	err = f.call(ctx, fmt.Sprintf("reading issue #%d", n), func() error {
@@ -44,15 +43,15 @@ func (f *Filer) fromLedger(ctx context.Context, marker string) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if is.GetState() != "open" {
-		return 0, nil // closed since: a new finding gets a new issue
+		return nil, nil // closed since: a new finding gets a new issue
 	}
-	return n, nil
+	return is, nil
 }
 
-func (f *Filer) fromLabel(ctx context.Context, marker string) (int, error) {
+func (f *Filer) fromLabel(ctx context.Context, marker string) (*github.Issue, error) {
 	opts := &github.IssueListByRepoOptions{
 		State: "open", Labels: f.labels()[:1], Sort: "created", Direction: "asc",
 		ListOptions: github.ListOptions{PerPage: 100},
@@ -67,19 +66,19 @@ func (f *Filer) fromLabel(ctx context.Context, marker string) (int, error) {
 			return err
 		})
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		if n := oldestWith(issues, marker); n > 0 {
-			return n, nil
+		if is := oldestWith(issues, marker); is != nil {
+			return is, nil
 		}
 		if resp == nil || resp.NextPage == 0 {
 			break
 		}
 	}
-	return 0, nil
+	return nil, nil
 }
 
-func (f *Filer) fromSearch(ctx context.Context, marker string) (int, error) {
+func (f *Filer) fromSearch(ctx context.Context, marker string) (*github.Issue, error) {
 	q := fmt.Sprintf(`repo:%s/%s is:issue is:open in:body "%s"`, f.Owner, f.Repo, marker)
 	var res *github.IssuesSearchResult
 	err := f.call(ctx, "searching issues", func() error {
@@ -89,10 +88,10 @@ func (f *Filer) fromSearch(ctx context.Context, marker string) (int, error) {
 		return err
 	})
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	if res.GetIncompleteResults() {
-		return 0, fmt.Errorf("github: searching issues in %s: GitHub returned incomplete results for %s; not filing, to avoid a duplicate: retry later",
+		return nil, fmt.Errorf("github: searching issues in %s: GitHub returned incomplete results for %s; not filing, to avoid a duplicate: retry later",
 			f.repoName(), marker)
 	}
 	return oldestWith(res.Issues, marker), nil
@@ -100,15 +99,46 @@ func (f *Filer) fromSearch(ctx context.Context, marker string) (int, error) {
 
 // oldestWith returns the lowest-numbered open issue (not a pull request)
 // whose body really contains marker.
-func oldestWith(issues []*github.Issue, marker string) int {
-	best := 0
+func oldestWith(issues []*github.Issue, marker string) *github.Issue {
+	var best *github.Issue
 	for _, is := range issues {
 		if is.IsPullRequest() || is.GetState() == "closed" || !strings.Contains(is.GetBody(), marker) {
 			continue
 		}
-		if n := is.GetNumber(); best == 0 || n < best {
-			best = n
+		if best == nil || is.GetNumber() < best.GetNumber() {
+			best = is
 		}
 	}
 	return best
+}
+
+// hasEvidence reports whether the issue's body or one of its comments
+// already carries the evidence token: then there is nothing new to say.
+func (f *Filer) hasEvidence(ctx context.Context, is *github.Issue, evidence string) (bool, error) {
+	if strings.Contains(is.GetBody(), evidence) {
+		return true, nil
+	}
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for page := 1; page <= maxListPages; page++ {
+		opts.Page = page
+		var cs []*github.IssueComment
+		var resp *github.Response
+		err := f.call(ctx, fmt.Sprintf("reading the comments of issue #%d", is.GetNumber()), func() error {
+			var err error
+			cs, resp, err = f.Client.Issues.ListComments(ctx, f.Owner, f.Repo, is.GetNumber(), opts)
+			return err
+		})
+		if err != nil {
+			return false, err
+		}
+		for _, c := range cs {
+			if strings.Contains(c.GetBody(), evidence) {
+				return true, nil
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+	}
+	return false, nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -139,6 +140,15 @@ func TestMarkerIsOneSearchWord(t *testing.T) {
 	in3.Benchmark.Threads = 64
 	if m3, _ := Marker(in3); m3 == m {
 		t.Error("marker ignores the thread count")
+	}
+	ev := evidenceToken(in)
+	if c := markerComment(in, m); !strings.Contains(c, "<!-- "+m+" "+ev+" ") || strings.Count(c, "--") != 2 {
+		t.Errorf("marker comment %q", c)
+	}
+	in4 := in
+	in4.Result.Bad.Hash = "0000000000000000000000000000000000000000"
+	if evidenceToken(in4) == ev || evidenceToken(in2) != ev {
+		t.Error("the evidence token does not follow the good and bad commits")
 	}
 	if _, err := Marker(loadCase(t, "not-reproduced")); err == nil {
 		t.Error("a result without culprits got a marker")
