@@ -13,25 +13,36 @@
 //     group-sequential test (Mann-Whitney U, alpha split over the looks)
 //     AND a minimum effect. No difference: StatusNotReproduced.
 //  2. Power: from the endpoint noise, the runs a midpoint needs to be
-//     classified at the measured step. Above Config.MaxRuns the engine
-//     stops with StatusUnderpowered (unless Config.Force) and names the
-//     smallest detectable step.
+//     classified at the measured step. Above Config.MaxRuns (checked again
+//     after the endpoints get their full runs) the engine stops with
+//     StatusUnderpowered (unless Config.Force) and names the smallest
+//     detectable step. Sub-ranges get the same check.
 //  3. Non-ancestor good: the merge base is measured and both sides,
 //     merge-base..bad and merge-base..good, are tested like endpoints; each
 //     side that differs is bisected. Culprits on the good side are checked
 //     against the bad branch with History.EquivalentIn.
 //  4. Midpoints: a truncated sequential probability ratio test (SPRT)
-//     between "mean = low endpoint's mean" and "mean = high endpoint's
-//     mean", with the pooled run-to-run noise, decides like-low or like-high
-//     at error Config.ClassifyError each way. A commit still undecided at
-//     Config.MaxRuns, unbuildable, or crashing is skipped like git bisect
-//     skip; one that differs from both endpoints splits the range.
+//     between "mean = low end's mean" and "mean = high end's mean", with
+//     the pooled run-to-run noise, decides like-low or like-high at error
+//     Config.ClassifyError each way, once the commit's mean is also
+//     consistent with the chosen end. A commit still undecided at
+//     Config.MaxRuns (after the ends are measured more), unbuildable, or
+//     crashing is skipped like git bisect skip; one that differs from both
+//     ends splits the range in two. A range whose midpoints keep fitting
+//     neither end is re-tested and left with a warning.
 //  5. Verification: each culprit is re-measured against its parent with
-//     Config.VerifyRuns fresh interleaved runs each: change, 95 % bootstrap
-//     interval, Mann-Whitney p-value.
-//  6. Several culprits: when the verified change explains clearly less
-//     than its range's difference, both remaining sub-ranges are tested and
-//     bisected in turn, up to Config.MaxCulprits.
+//     Config.VerifyRuns fresh interleaved runs each (a second batch if the
+//     first is not conclusive, alpha split): change, 95 % bootstrap
+//     interval, Mann-Whitney p-value. A candidate that does not verify
+//     goes to Result.Rejected; its fresh runs tell which of the last two
+//     verdicts was wrong, and the search resumes from there.
+//  6. Several culprits: when the parent still differs from the range's
+//     older end, or the culprit from its newer end, that remaining range is
+//     tested like a pair of endpoints and bisected in turn, up to
+//     Config.MaxCulprits.
+//  7. Drift: a linear trend in run order, pooled within commits, is
+//     estimated throughout; when it is clear, midpoint verdicts use
+//     drift-corrected samples (Result.Drift).
 //
 // Resume: the engine is deterministic given the samples it receives, and
 // it asks for samples by index (Measurer.Measure(ctx, c, first, n)). A
