@@ -28,6 +28,8 @@ type Step struct {
 
 // An Event reports progress.
 type Event struct {
+	// Phase is "endpoints", "power", "merge-base", "bisect", "remaining"
+	// or "verify".
 	Phase  string `json:"phase"`
 	Commit Commit `json:"commit"`
 	// Runs is the number of samples Commit has so far.
