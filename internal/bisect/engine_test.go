@@ -293,7 +293,7 @@ func TestJournalFromAnotherBisectIsRejected(t *testing.T) {
 	if _, err := e.Run(context.Background(), "m0", "m64"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.Run(context.Background(), "m0", "m63"); !errors.Is(err, errDiverged) {
+	if _, err := e.Run(context.Background(), "m0", "m63"); !errors.Is(err, ErrJournalMismatch) {
 		t.Fatalf("err %v, want a diverged journal", err)
 	}
 }

@@ -97,15 +97,18 @@ func newLedger(ctx context.Context, m Measurer, j Journal, p Progress) (*ledger,
 	return l, nil
 }
 
-// errDiverged means a journal does not belong to this bisect.
-var errDiverged = errors.New("journal does not match this bisect (different config, revisions or history?)")
+// ErrJournalMismatch is wrapped by Engine.Run's error when a Journal's
+// steps do not replay: they belong to another bisect, or to the same one
+// under another Config or engine version. Start a new bisect (a store-backed
+// Measurer still reuses the stored runs).
+var ErrJournalMismatch = errors.New("journal does not match this bisect (different config, revisions or history?)")
 
 // record replays or journals step s.
 func (l *ledger) record(ctx context.Context, s Step) error {
 	if len(l.replay) > 0 {
 		next := l.replay[0]
 		if next.Commit.Hash != s.Commit.Hash || next.Verdict != s.Verdict || next.Failure != s.Failure {
-			return fmt.Errorf("step %s %s: %w", s.Phase, s.Commit.Short, errDiverged)
+			return fmt.Errorf("step %s %s: %w", s.Phase, s.Commit.Short, ErrJournalMismatch)
 		}
 		l.replay = l.replay[1:]
 		return nil
@@ -140,7 +143,7 @@ func (l *ledger) fetch(ctx context.Context, phase string, c Commit, n int) (ok b
 	if len(l.replay) > 0 {
 		next := l.replay[0]
 		if next.Commit.Hash != c.Hash || next.Verdict != "" || (next.Failure == "" && (next.First != first || len(next.Samples) != n)) {
-			return false, fmt.Errorf("samples of %s: %w", c.Short, errDiverged)
+			return false, fmt.Errorf("samples of %s: %w", c.Short, ErrJournalMismatch)
 		}
 		xs = next.Samples
 		if next.Failure != "" {
