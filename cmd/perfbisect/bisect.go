@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/runner"
 	"github.com/perfbisect/perfbisect/internal/scenario"
 	"github.com/perfbisect/perfbisect/internal/store"
@@ -137,6 +138,14 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 	if err := printOutcome(a.stdout, out, o.json, notes()); err != nil {
 		return err
 	}
+	if o.report != "" {
+		if err := writeReportFile(o.report, out); err != nil {
+			return err
+		}
+		if !o.quiet {
+			fmt.Fprintf(a.stderr, "report written to %s (perfbisect report %s prints it again)\n", o.report, out.BisectID)
+		}
+	}
 	return bisectExit(out.Result.Status)
 }
 
@@ -165,7 +174,14 @@ func dryRunBisect(ctx context.Context, a *app, s *store.Store, o bisectOptions, 
 		fmt.Fprintf(a.stderr, "dry run: scenario %s materialised in %s; the model stands in for MariaDB\n", sc.Name, d.Repo.Dir())
 	}
 	b := &pipeline.Bisect{Store: s, History: d.History, Measurer: m, Request: req, Progress: progress,
-		ResumeID: o.resume, New: o.fresh}
+		ResumeID: o.resume, New: o.fresh, Warn: warner(a)}
+	b.Document = func(ctx context.Context, out *pipeline.Outcome) (any, error) {
+		model, err := d.ModelNotes(ctx, out.Result)
+		if err != nil {
+			return nil, err
+		}
+		return pipeline.ReportInput(ctx, out, d.Repo, d.Benchmark(), model)
+	}
 	notes := func() []string {
 		var out []string
 		for n := range d.Sampler.Notes {
@@ -192,8 +208,12 @@ func realBisect(ctx context.Context, a *app, s *store.Store, o bisectOptions, cf
 	}
 	req := pipeline.Request{Good: o.good, Bad: o.bad, Repo: r.Repo.Dir(), Config: cfg,
 		WorkloadHash: r.Workload.ConfigHash + "/" + r.Workload.Environment.Fingerprint()}
-	return &pipeline.Bisect{Store: s, History: r.History, Measurer: r.Measurer(s, o.fresh, log), Request: req,
-		Progress: progress, ResumeID: o.resume, New: o.fresh}, nil
+	b := &pipeline.Bisect{Store: s, History: r.History, Measurer: r.Measurer(s, o.fresh, log), Request: req,
+		Progress: progress, ResumeID: o.resume, New: o.fresh, Warn: warner(a)}
+	b.Document = func(ctx context.Context, out *pipeline.Outcome) (any, error) {
+		return pipeline.ReportInput(ctx, out, r.Repo, r.Benchmark(), nil)
+	}
+	return b, nil
 }
 
 // resumeOptions rebuilds the options of a stored bisect.
@@ -257,4 +277,25 @@ func printOutcome(w io.Writer, o *pipeline.Outcome, asJSON bool, notes []string)
 	}
 	writeVerdict(w, o)
 	return nil
+}
+
+func warner(a *app) func(string) {
+	return func(msg string) { fmt.Fprintln(a.stderr, "perfbisect:", msg) }
+}
+
+// writeReportFile renders the stored report input as Markdown into path.
+func writeReportFile(path string, out *pipeline.Outcome) error {
+	in, ok := out.Document.(report.Input)
+	if !ok {
+		return fmt.Errorf("--report: bisect %s has no report input", out.BisectID)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("--report: %w", err)
+	}
+	if err := report.Markdown(f, in, report.Options{}); err != nil {
+		f.Close()
+		return fmt.Errorf("--report: %w", err)
+	}
+	return f.Close()
 }

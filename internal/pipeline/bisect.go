@@ -57,6 +57,8 @@ type Bisect struct {
 	// Document makes the stored result document from the engine's result
 	// (the report's input); nil stores an Outcome.
 	Document func(ctx context.Context, o *Outcome) (any, error)
+	// Warn receives one-line notices (a journal that no longer replays).
+	Warn func(msg string)
 }
 
 // An Outcome is a finished bisect.
@@ -69,6 +71,8 @@ type Outcome struct {
 	// back from the store.
 	Taken  int `json:"taken"`
 	Reused int `json:"reused"`
+	// Document is what was stored as the result document.
+	Document any `json:"-"`
 }
 
 // Check resolves the revisions and rejects requests with nothing to
@@ -107,6 +111,19 @@ func (b *Bisect) Run(ctx context.Context, cfg bisect.Config) (*Outcome, error) {
 	eng := &bisect.Engine{History: b.History, Measurer: b.Measurer, Progress: b.Progress, Config: cfg,
 		Journal: &Journal{Store: b.Store, BisectID: row.ID}}
 	res, err := eng.Run(ctx, b.Request.Good, b.Request.Bad)
+	if errors.Is(err, bisect.ErrJournalMismatch) && b.ResumeID == "" {
+		// Steps recorded by another engine version: start a new bisect;
+		// the stored runs are still reused, so nothing is measured twice.
+		if b.Warn != nil {
+			b.Warn(fmt.Sprintf("bisect %s was recorded by another perfbisect version and does not replay; starting a new one (stored runs are reused)", row.ID))
+		}
+		b.New = true
+		if row, resumed, err = b.open(ctx); err != nil {
+			return nil, err
+		}
+		eng.Journal = &Journal{Store: b.Store, BisectID: row.ID}
+		res, err = eng.Run(ctx, b.Request.Good, b.Request.Bad)
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			msg, _ := json.Marshal(map[string]string{"error": err.Error()})
@@ -116,12 +133,13 @@ func (b *Bisect) Run(ctx context.Context, cfg bisect.Config) (*Outcome, error) {
 	}
 	o := &Outcome{BisectID: row.ID, Resumed: resumed, Request: b.Request, Result: res,
 		Taken: b.Measurer.Taken, Reused: b.Measurer.Reused}
-	var doc any = o
+	o.Document = o
 	if b.Document != nil {
-		if doc, err = b.Document(ctx, o); err != nil {
+		if o.Document, err = b.Document(ctx, o); err != nil {
 			return nil, err
 		}
 	}
+	doc := o.Document
 	raw, err := json.Marshal(doc)
 	if err != nil {
 		return nil, err

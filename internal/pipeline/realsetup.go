@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/perfbisect/perfbisect/internal/build"
 	"github.com/perfbisect/perfbisect/internal/repo"
+	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/runner"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
@@ -36,6 +38,8 @@ type Real struct {
 	History  *History
 	Sampler  *BuildSampler
 	Workload Workload
+	opts     RealOptions
+	recipe   build.Recipe
 }
 
 // OpenReal opens the clone and sets up the builder and the bench.
@@ -72,7 +76,7 @@ func OpenReal(ctx context.Context, s *store.Store, o RealOptions) (*Real, error)
 		return nil, err
 	}
 	h := &History{Repo: r}
-	return &Real{Repo: r, History: h, Workload: w,
+	return &Real{Repo: r, History: h, Workload: w, opts: o, recipe: recipe,
 		Sampler: &BuildSampler{Repo: r, Builder: b, Bench: bench, Store: s, Progress: o.Progress}}, nil
 }
 
@@ -81,4 +85,27 @@ func OpenReal(ctx context.Context, s *store.Store, o RealOptions) (*Real, error)
 func (r *Real) Measurer(s *store.Store, fresh bool, log io.Writer) *Measurer {
 	return &Measurer{Store: s, Sampler: r.Sampler, Commit: r.History.StoreCommit, Workload: r.Workload,
 		Fresh: fresh, Log: log, BinaryOf: r.Sampler.BinaryOf}
+}
+
+// Benchmark describes the real workload and machine for a report.
+func (r *Real) Benchmark() report.Benchmark {
+	run := r.opts.Protocol.Run.WithDefaults()
+	env := r.Workload.Environment
+	opts := append([]string(nil), r.opts.Server.Options...)
+	if r.opts.Server.AHI != "" {
+		opts = append([]string{"innodb_adaptive_hash_index=" + r.opts.Server.AHI}, opts...)
+	}
+	notes := []string{"server restarted between runs"}
+	if !r.opts.Protocol.Restart {
+		notes[0] = "one server for all runs of a build"
+	}
+	return report.Benchmark{
+		Workload: "oltp_point_select", Tables: run.Tables, TableSize: run.TableSize, Threads: run.Threads,
+		DurationSeconds: run.Time.Seconds(), WarmupSeconds: run.Warmup.Seconds(), RandType: run.Rand.Type,
+		ServerOptions: opts, BuildRecipe: "cmake -G Ninja " + strings.Join(r.recipe.CMakeFlags, " "),
+		Machine:     report.Machine{CPU: env.CPUModel, Cores: env.Cores, MemoryBytes: env.MemoryBytes, Kernel: env.Kernel},
+		Notes:       notes,
+		ConfigHash:  r.Workload.ConfigHash,
+		Environment: env.Fingerprint(),
+	}
 }

@@ -129,3 +129,15 @@ func (r *Repo) commitObject(h plumbing.Hash) (*object.Commit, error) {
 	}
 	return c, nil
 }
+
+// RemoteURL returns the first URL of the named remote ("origin"), or ""
+// when the repository has no such remote.
+func (r *Repo) RemoteURL(name string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rem, err := r.g.Remote(name)
+	if err != nil || len(rem.Config().URLs) == 0 {
+		return ""
+	}
+	return rem.Config().URLs[0]
+}

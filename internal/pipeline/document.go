@@ -1,0 +1,105 @@
+package pipeline
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/ahi"
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/repo"
+	"github.com/perfbisect/perfbisect/internal/report"
+	"github.com/perfbisect/perfbisect/internal/report/reportgit"
+)
+
+// ReportInput makes the report's input from a finished bisect: the
+// engine's result, the request, the benchmark, and what git says about
+// the commits. It is what the store keeps as the bisect's result document.
+func ReportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Benchmark, model *report.ModelNotes) (report.Input, error) {
+	in := report.Input{
+		Version: report.InputVersion,
+		Result:  *o.Result,
+		Request: report.Request{BisectID: o.BisectID, Good: o.Request.Good, Bad: o.Request.Bad,
+			RemoteURL: r.RemoteURL("origin"), DryRun: o.Request.DryRun, Model: model},
+		Benchmark: bench,
+	}
+	if o.Request.DryRun {
+		in.Request.Scenario = o.Request.Scenario
+		if i := strings.LastIndexByte(in.Request.Scenario, '@'); i >= 0 {
+			in.Request.Scenario = in.Request.Scenario[:i]
+		}
+	}
+	if err := reportgit.Fill(ctx, r, &in); err != nil {
+		return in, err
+	}
+	return in, nil
+}
+
+// Benchmark describes the dry run's workload for a report.
+func (d *DryRun) Benchmark() report.Benchmark {
+	w := d.Scenario.Workload
+	return report.Benchmark{
+		Workload: "oltp_point_select (AHI model)", Tables: w.Tables, TableSize: w.TableSize, Threads: w.Threads,
+		DurationSeconds: d.Sampler.Duration.Seconds(), RandType: "uniform", BuildRecipe: "model (no build)",
+		Machine:     report.Machine{CPU: ModelEnvironment.CPUModel},
+		Notes:       []string{"simulated runs: the numbers do not depend on the machine", "noise_cv " + formatFloat(d.Scenario.NoiseCV)},
+		ConfigHash:  d.Workload.ConfigHash,
+		Environment: ModelEnvironment.Fingerprint(),
+	}
+}
+
+// ModelNotes lists what the dry run's numbers rest on: the model's
+// fact/model labels and every calibration, for the commits the result
+// names (endpoints, merge base, culprits and their parents).
+func (d *DryRun) ModelNotes(ctx context.Context, res *bisect.Result) (*report.ModelNotes, error) {
+	commits := []bisect.Commit{res.Good, res.Bad}
+	if res.MergeBase != nil {
+		commits = append(commits, *res.MergeBase)
+	}
+	for _, c := range res.Culprits {
+		commits = append(commits, c.Commit, c.Parent)
+	}
+	seen := map[string]bool{}
+	var cal []report.Calibration
+	add := func(c report.Calibration) {
+		if key := c.Name + "\x00" + c.Value; !seen[key] {
+			seen[key] = true
+			cal = append(cal, c)
+		}
+	}
+	w := d.Scenario.Workload
+	for _, c := range commits {
+		k, err := d.Sampler.knobsOf(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		sim, err := ahi.Simulate(ctx, ahi.SimConfig{Knobs: k, Tables: w.Tables, TableSize: w.TableSize,
+			Threads: w.Threads, Duration: d.Sampler.Duration, Seed: 1, SampleEvents: d.Sampler.SampleEvents})
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range sim.Calibration {
+			name, value, _ := strings.Cut(strings.SplitN(s, " ", 2)[0], "=")
+			add(report.Calibration{Name: name, Value: value, Kind: "choice", Source: c.Short + ": " + s})
+		}
+		for _, n := range sim.Notes {
+			if strings.HasPrefix(n, "sampled:") || strings.HasPrefix(n, "stale ref_count:") {
+				continue // per run, not per model
+			}
+			kind := "choice"
+			if strings.HasPrefix(n, "[fact]") {
+				kind = "fact"
+			}
+			add(report.Calibration{Name: "model", Value: strings.TrimSpace(strings.TrimPrefix(n, "[model]")), Kind: kind})
+		}
+	}
+	sort.SliceStable(cal, func(i, j int) bool { return cal[i].Name > cal[j].Name }) // tps_factor before notes
+	return &report.ModelNotes{Description: d.Scenario.Description, Calibration: cal}, nil
+}
+
+func formatFloat(f float64) string {
+	return strings.TrimRight(strings.TrimRight(strconvFormat(f), "0"), ".")
+}
+
+func strconvFormat(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }
