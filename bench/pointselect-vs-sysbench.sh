@@ -19,6 +19,8 @@
 # PS_THREADS="128 8" PS_TRANSPORT=socket (or tcp) PS_PORT=53601
 # PS_DIR=/tmp/psbench-vs (server datadir; removed at the end unless PS_KEEP=1)
 # PS_WARMUP=10 (seconds of sysbench run before the pairs, not counted)
+# PS_SB_PREPARE_THREADS=1 (sysbench's own default) PS_GO_FLAGS="" (extra
+# flags for perfbisect's run, e.g. --client-procs=2)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,8 +63,11 @@ timed() {
 	cat "$dir/time"
 }
 
-log "prepare: sysbench (default --threads=1)"
-read -r sb_prep _ _ < <(timed sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" prepare)
+log "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), load $(cut -d' ' -f1-3 /proc/loadavg)"
+sb_pt=${PS_SB_PREPARE_THREADS:-1}
+log "prepare: sysbench (--threads=$sb_pt)"
+read -r sb_prep _ _ < <(timed sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" \
+	--threads="$sb_pt" prepare)
 log "prepare: perfbisect"
 read -r go_prep _ _ < <(timed "$dir/perfbisect" pointselect "${conn[@]}" --mysql-db=sbtest_go "${common[@]}" prepare)
 log "prepare seconds: sysbench $sb_prep, perfbisect $go_prep"
@@ -79,7 +84,7 @@ printf 'threads\tpair\ttool\ttps\tqueries\tcpu_s\n' >"$results"
 for th in $threads_list; do
 	for p in $(seq 1 "$pairs"); do
 		read -r _ u s < <(timed "$dir/perfbisect" pointselect "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" \
-			--threads="$th" --time="$secs" run)
+			--threads="$th" --time="$secs" run ${PS_GO_FLAGS:-})
 		printf '%s\t%s\tgo\t%s\t%s\t%s\n' "$th" "$p" "$(tps_of)" "$(queries_of)" "$(echo "$u + $s" | bc)" >>"$results"
 		log "threads $th pair $p: go $(tps_of) tps, cpu $u+$s s"
 		read -r _ u s < <(timed sysbench oltp_point_select "${conn[@]}" --mysql-db=sbtest_sb "${common[@]}" \
@@ -88,7 +93,8 @@ for th in $threads_list; do
 		log "threads $th pair $p: sysbench $(tps_of) tps, cpu $u+$s s"
 	done
 done
-[ "${PS_KEEP:-0}" = 1 ] && cp "$results" "$dir/results.kept.tsv"
+log "done; load $(cut -d' ' -f1-3 /proc/loadavg)"
+cp "$results" "${PS_RESULTS:-/tmp/pointselect-vs-sysbench.tsv}"
 
 python3 - "$results" "$sb_prep" "$go_prep" "$transport" "$tables" "$size" "$secs" <<'PY'
 import sys, statistics, collections
