@@ -134,8 +134,12 @@ func runPointselectPrepare(ctx context.Context, a *app, opts *pointselectOptions
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "Prepared %d table(s) of %d rows with %s in %.1fs\n",
-		len(res.Tables), opts.tableSize, res.Method, res.Duration.Seconds())
+	count := map[string]int{}
+	for _, t := range res.Tables {
+		count[t.Action]++
+	}
+	fmt.Fprintf(a.stderr, "Prepared %d table(s) of %d rows in %.1fs: %d created, %d replaced (%s), %d kept\n",
+		len(res.Tables), opts.tableSize, res.Duration.Seconds(), count["created"], count["replaced"], res.Method, count["kept"])
 	return nil
 }
 
