@@ -220,7 +220,7 @@ func realBisect(ctx context.Context, a *app, s *store.Store, o bisectOptions, cf
 func resumeOptions(ctx context.Context, s *store.Store, o bisectOptions) (bisectOptions, error) {
 	row, err := s.Bisect(ctx, o.resume)
 	if err != nil {
-		return o, fmt.Errorf("--resume %s: %w (see stored bisects with 'perfbisect db status')", o.resume, err)
+		return o, fmt.Errorf("--resume %s: %w (list them with 'perfbisect db bisects')", o.resume, err)
 	}
 	var req pipeline.Request
 	if err := json.Unmarshal(row.Request, &req); err != nil {

@@ -205,3 +205,24 @@ func TestDryRunSeedIncident(t *testing.T) {
 		t.Errorf("effect %+.2f %%, want about +0.6 %%", 100*c.Effect.Delta)
 	}
 }
+
+func TestDBBisectsListsStoredBisects(t *testing.T) {
+	isolate(t)
+	if _, _, err := execute(t, "bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1", "-q"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := execute(t, "db", "bisects", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []bisectLine
+	if err := json.Unmarshal([]byte(out), &lines); err != nil || len(lines) != 1 {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if l := lines[0]; l.Status != "done" || l.Good != "v1.0" || l.Bad != "v1.1" || !l.DryRun || l.Scenario != "small-regression" {
+		t.Errorf("listed %+v", l)
+	}
+	if out, _, err := execute(t, "report", lines[0].ID); err != nil || !strings.Contains(out, "slow down point select by 3 %") {
+		t.Errorf("report of the listed bisect: %v\n%s", err, out)
+	}
+}

@@ -18,7 +18,7 @@ func newDBCmd(a *app) *cobra.Command {
 By default it is a SQLite file under your cache directory; --db (or
 PERFBISECT_DB) names another file or a postgres:// URL.`,
 	}
-	cmd.AddCommand(newDBStatusCmd(a), newDBMigrateCmd(a))
+	cmd.AddCommand(newDBStatusCmd(a), newDBMigrateCmd(a), newDBBisectsCmd(a))
 	return cmd
 }
 
