@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/pointselect"
@@ -28,6 +29,9 @@ type Protocol struct {
 	// each repeat starts from a cold buffer pool and a fresh process (the
 	// default, true in DefaultProtocol); false keeps one server for all.
 	Restart bool
+	// ClientProcs is the GOMAXPROCS of the client during a run; 0 means
+	// pointselect.ClientProcs's default (a quarter of the CPUs).
+	ClientProcs int
 }
 
 // DefaultProtocol is the protocol of a real bisect: sysbench's seed
@@ -222,6 +226,7 @@ func (s *Session) Run(ctx context.Context) (*pointselect.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(pointselect.ClientProcs(s.b.Protocol.ClientProcs)))
 	res, err := pointselect.Run(ctx, backend, run, nil)
 	if crash := s.server.Crashed(); crash != nil {
 		return nil, crash
