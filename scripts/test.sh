@@ -29,10 +29,14 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	log "installing ${need_pkgs[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	# policy-rc.d 101: let no package start its system-wide service; we start our own.
-	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+	# policy-rc.d 101: let no package start its system-wide service; we
+	# start our own. An existing policy-rc.d is left as it is.
+	own_policy=
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && own_policy=1
+	fi
 	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
-	rm -f /usr/sbin/policy-rc.d
+	[ -z "$own_policy" ] || rm -f /usr/sbin/policy-rc.d
 fi
 
 # --- private servers -----------------------------------------------------------
