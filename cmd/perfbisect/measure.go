@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/runner"
 )
 
@@ -81,17 +82,19 @@ func runMeasure(ctx context.Context, a *app, o measureOptions, revs []string) er
 	defer r.Sampler.Close()
 	// Resolve everything first: a typo fails before any build.
 	var rows []measureRow
+	var commits []bisect.Commit
 	for _, rev := range revs {
 		c, err := r.History.Resolve(ctx, rev)
 		if err != nil {
 			return err
 		}
+		commits = append(commits, c)
 		rows = append(rows, measureRow{Revision: rev, Commit: c.Short, Subject: c.Subject})
 	}
 	m := r.Measurer(s, o.fresh, a.stderr)
 	failed := 0
 	for i, rev := range revs {
-		c, _ := r.History.Resolve(ctx, rev)
+		c := commits[i]
 		fmt.Fprintf(a.stderr, "measure: %s (%s)\n", rev, c.Short)
 		samples, err := m.Measure(ctx, c, 0, o.runs)
 		if ctx.Err() != nil {

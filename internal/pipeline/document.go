@@ -43,7 +43,7 @@ func (d *DryRun) Benchmark() report.Benchmark {
 		Workload: "oltp_point_select (AHI model)", Tables: w.Tables, TableSize: w.TableSize, Threads: w.Threads,
 		DurationSeconds: d.Sampler.Duration.Seconds(), RandType: "uniform", BuildRecipe: "model (no build)",
 		Machine:     report.Machine{CPU: ModelEnvironment.CPUModel},
-		Notes:       []string{"simulated runs: the numbers do not depend on the machine", "noise_cv " + formatFloat(d.Scenario.NoiseCV)},
+		Notes:       []string{"simulated runs: the numbers do not depend on the machine", "noise_cv " + strconv.FormatFloat(d.Scenario.NoiseCV, 'g', -1, 64)},
 		ConfigHash:  d.Workload.ConfigHash,
 		Environment: ModelEnvironment.Fingerprint(),
 	}
@@ -97,9 +97,3 @@ func (d *DryRun) ModelNotes(ctx context.Context, res *bisect.Result) (*report.Mo
 	sort.SliceStable(cal, func(i, j int) bool { return cal[i].Name > cal[j].Name }) // tps_factor before notes
 	return &report.ModelNotes{Description: d.Scenario.Description, Calibration: cal}, nil
 }
-
-func formatFloat(f float64) string {
-	return strings.TrimRight(strings.TrimRight(strconvFormat(f), "0"), ".")
-}
-
-func strconvFormat(f float64) string { return strconv.FormatFloat(f, 'f', 6, 64) }

@@ -129,11 +129,12 @@ func (b *Bench) Open(ctx context.Context, basedir, mariadbd, name string) (*Sess
 func (b *Bench) serverConfig(basedir, mariadbd, datadir string) ServerConfig {
 	cfg := b.Server
 	cfg.Basedir, cfg.Mariadbd, cfg.Datadir, cfg.RunDir = basedir, mariadbd, datadir, datadir+".run"
+	run := b.Protocol.Run.WithDefaults()
 	if cfg.BufferPool == 0 {
-		cfg.BufferPool = BufferPoolFor(b.Protocol.Run.WithDefaults().Tables, b.Protocol.Run.WithDefaults().TableSize)
+		cfg.BufferPool = BufferPoolFor(run.Tables, run.TableSize)
 	}
 	if cfg.MaxConnections == 0 {
-		cfg.MaxConnections = b.Protocol.Run.WithDefaults().Threads + 50
+		cfg.MaxConnections = run.Threads + 50
 	}
 	return cfg
 }
