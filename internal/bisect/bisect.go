@@ -55,6 +55,7 @@ package bisect
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // A Commit names one commit of the history.
@@ -62,6 +63,9 @@ type Commit struct {
 	Hash    string `json:"hash"`    // full hex hash, the identity
 	Short   string `json:"short"`   // abbreviated hash, as reports print it
 	Subject string `json:"subject"` // first line of the message
+	// Author and Time come with the history (zero in synthetic ones).
+	Author string    `json:"author,omitempty"`
+	Time   time.Time `json:"time,omitzero"`
 }
 
 // String returns "short subject".

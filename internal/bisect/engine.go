@@ -32,10 +32,20 @@ type run struct {
 }
 
 // Run bisects between good (old, the reference) and bad (new) and returns
-// what it found. Errors are reserved for failures (a revision that does
-// not resolve, an empty range, a Measurer or Journal error, a cancelled
-// ctx); "no difference" and "too noisy" are statuses of the Result.
+// what it found: Plan, then Execute. Errors are reserved for failures (a
+// revision that does not resolve, an empty range, a Measurer or Journal
+// error, a cancelled ctx); "no difference" and "too noisy" are statuses
+// of the Result.
 func (e *Engine) Run(ctx context.Context, good, bad string) (*Result, error) {
+	p, err := e.Plan(ctx, good, bad)
+	if err != nil {
+		return nil, err
+	}
+	return e.Execute(ctx, p)
+}
+
+// Execute bisects the ranges of a plan made by Plan.
+func (e *Engine) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	if e.History == nil || e.Measurer == nil {
 		return nil, errors.New("bisect: engine needs a History and a Measurer")
 	}
@@ -46,13 +56,9 @@ func (e *Engine) Run(ctx context.Context, good, bad string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{}, pos: map[string]int{},
-		res: &Result{Config: e.Config}}
-	spans, err := r.plan(ctx, good, bad)
-	if err != nil {
-		return nil, err
-	}
-	if err := r.bisect(ctx, spans); err != nil {
+	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{}, pos: p.pos,
+		mergeB: p.MergeBase, res: &Result{Config: e.Config, Good: p.Good, Bad: p.Bad, MergeBase: p.MergeBase}}
+	if err := r.bisect(ctx, p.spans); err != nil {
 		return nil, err
 	}
 	if len(l.replay) > 0 {
@@ -62,63 +68,88 @@ func (e *Engine) Run(ctx context.Context, good, bad string) (*Result, error) {
 	return r.res, nil
 }
 
-// plan resolves the revisions and lists the ranges to bisect.
-func (r *run) plan(ctx context.Context, good, bad string) ([]span, error) {
-	g, err := r.h.Resolve(ctx, good)
-	if err != nil {
-		return nil, fmt.Errorf("resolving good %q: %w", good, err)
+// A Plan is what a bisect will search, decided before anything is
+// measured: the resolved endpoints, the merge base when good is not an
+// ancestor of bad, and the commit ranges. Plan's errors are typed
+// (ErrRevision, ErrSameCommit, ErrEmptyRange), so a caller can reject a
+// request before it writes anything.
+type Plan struct {
+	Good, Bad Commit
+	// MergeBase is set when good is not an ancestor of bad.
+	MergeBase *Commit
+	// Reversed: bad is an ancestor of good (the merge base is bad), so
+	// the only range is on good's side. A caller that wants bad to be the
+	// newer revision rejects such a plan with ReversedError.
+	Reversed bool
+	// Commits counts the candidate commits of all ranges.
+	Commits int
+	spans   []span
+	pos     map[string]int // position of each commit in its side's range
+}
+
+// Plan resolves the revisions and lists the ranges to bisect. It resolves
+// each revision exactly once; the Result of Execute names the same commits.
+func (e *Engine) Plan(ctx context.Context, good, bad string) (*Plan, error) {
+	h := e.History
+	if h == nil {
+		return nil, errors.New("bisect: engine needs a History")
 	}
-	b, err := r.h.Resolve(ctx, bad)
+	g, err := h.Resolve(ctx, good)
 	if err != nil {
-		return nil, fmt.Errorf("resolving bad %q: %w", bad, err)
+		return nil, &RevisionError{Role: "good", Rev: good, Err: err}
+	}
+	b, err := h.Resolve(ctx, bad)
+	if err != nil {
+		return nil, &RevisionError{Role: "bad", Rev: bad, Err: err}
 	}
 	if g.Hash == b.Hash {
-		return nil, fmt.Errorf("good %q and bad %q are the same commit %s", good, bad, g.Short)
+		return nil, fmt.Errorf("--good %s and --bad %s are the same commit %s: nothing to bisect: %w", good, bad, g.Short, ErrSameCommit)
 	}
-	r.res.Good, r.res.Bad = g, b
-	anc, err := r.h.IsAncestor(ctx, g.Hash, b.Hash)
+	p := &Plan{Good: g, Bad: b, pos: map[string]int{}}
+	anc, err := h.IsAncestor(ctx, g.Hash, b.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("is %s an ancestor of %s: %w", g.Short, b.Short, err)
 	}
 	if anc {
-		cs, err := r.h.Range(ctx, g.Hash, b.Hash)
+		cs, err := h.Range(ctx, g.Hash, b.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("listing %s..%s: %w", g.Short, b.Short, err)
 		}
 		if len(cs) == 0 {
-			return nil, fmt.Errorf("empty range %s..%s", g.Short, b.Short)
+			return nil, fmt.Errorf("empty range %s..%s: %w", g.Short, b.Short, ErrEmptyRange)
 		}
-		r.index(cs)
-		return []span{{commits: append([]Commit{g}, cs...), branch: BranchBad, tested: true}}, nil
+		p.index(cs)
+		p.spans = []span{{commits: append([]Commit{g}, cs...), branch: BranchBad, tested: true}}
+		return p, nil
 	}
-	mb, err := r.h.MergeBase(ctx, g.Hash, b.Hash)
+	mb, err := h.MergeBase(ctx, g.Hash, b.Hash)
 	if err != nil {
 		return nil, fmt.Errorf("merge base of %s and %s: %w", g.Short, b.Short, err)
 	}
-	r.mergeB = &mb
-	r.res.MergeBase = &mb
-	var spans []span
+	p.MergeBase = &mb
+	p.Reversed = mb.Hash == b.Hash
 	for _, side := range []struct {
 		end    Commit
 		branch string
 	}{{b, BranchBad}, {g, BranchGood}} {
-		cs, err := r.h.Range(ctx, mb.Hash, side.end.Hash)
+		cs, err := h.Range(ctx, mb.Hash, side.end.Hash)
 		if err != nil {
 			return nil, fmt.Errorf("listing %s..%s: %w", mb.Short, side.end.Short, err)
 		}
-		r.index(cs)
+		p.index(cs)
 		if len(cs) > 0 {
-			spans = append(spans, span{commits: append([]Commit{mb}, cs...), branch: side.branch})
+			p.spans = append(p.spans, span{commits: append([]Commit{mb}, cs...), branch: side.branch})
 		}
 	}
-	return spans, nil
+	return p, nil
 }
 
 // index notes the position of each commit of a range.
-func (r *run) index(cs []Commit) {
+func (p *Plan) index(cs []Commit) {
 	for i, c := range cs {
-		r.pos[c.Hash] = i
+		p.pos[c.Hash] = i
 	}
+	p.Commits += len(cs)
 }
 
 // bisect runs the endpoint and power checks, then searches spans.

@@ -302,7 +302,7 @@ func TestRunErrors(t *testing.T) {
 	s := linearScenario(1, 10, 0.003, nil)
 	s.m.unbuildable[s.main[10]] = true
 	tests := []struct{ good, bad, want string }{
-		{"m0", "nope", `resolving bad "nope"`},
+		{"m0", "nope", `bad revision: unknown revision "nope"`},
 		{"m3", "m3", "same commit"},
 		{"m0", "m10", "unbuildable"},
 	}
@@ -311,6 +311,17 @@ func TestRunErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s..%s: err %v, want %q", tt.good, tt.bad, err, tt.want)
 		}
+	}
+	var re *RevisionError
+	if _, err := s.engine(DefaultConfig).Run(context.Background(), "nope", "m3"); !errors.As(err, &re) || re.Role != "good" {
+		t.Errorf("unknown good: err %v, want a *RevisionError for good", err)
+	}
+	if _, err := s.engine(DefaultConfig).Run(context.Background(), "m3", "m3"); !errors.Is(err, ErrSameCommit) {
+		t.Errorf("same commit: err %v, want ErrSameCommit", err)
+	}
+	p, err := s.engine(DefaultConfig).Plan(context.Background(), "m9", "m3")
+	if err != nil || !p.Reversed || !errors.Is(p.ReversedError("m9", "m3"), ErrEmptyRange) {
+		t.Errorf("bad older than good: plan %+v, err %v; want a Reversed plan", p, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
