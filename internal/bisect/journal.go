@@ -41,6 +41,10 @@ type Event struct {
 	Left int `json:"left,omitempty"`
 	// Message is set for events that are not about one commit.
 	Message string `json:"message,omitempty"`
+	// Low and High are the ends of the range a midpoint verdict is about:
+	// like-low means like Low (the older end), like-high like High.
+	Low  Commit `json:"low,omitzero"`
+	High Commit `json:"high,omitzero"`
 }
 
 // TextProgress returns a Progress that writes one line per event to w

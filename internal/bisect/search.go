@@ -336,7 +336,8 @@ func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict
 	if err := r.verdict(ctx, "bisect", c, v); err != nil {
 		return "", err
 	}
-	r.l.progress(Event{Phase: "bisect", Commit: c, Runs: len(r.l.samples[c.Hash]), Verdict: v, Left: left})
+	r.l.progress(Event{Phase: "bisect", Commit: c, Runs: len(r.l.samples[c.Hash]), Verdict: v, Left: left,
+		Low: s.first(), High: s.last()})
 	return v, nil
 }
 
