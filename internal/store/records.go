@@ -98,6 +98,8 @@ const (
 	BisectRunning BisectStatus = "running"
 	BisectDone    BisectStatus = "done"
 	BisectFailed  BisectStatus = "failed"
+	// BisectInterrupted: stopped by Ctrl-C or SIGTERM; rerun to resume.
+	BisectInterrupted BisectStatus = "interrupted"
 )
 
 // A BisectStep is one decision of a bisect, stored as it is made.
