@@ -21,7 +21,7 @@ log() { printf 'test.sh: %s\n' "$*" >&2; }
 need_pkgs=()
 for pair in postgresql:/usr/lib/postgresql mariadb-server:/usr/sbin/mariadbd \
 	sysbench:/usr/bin/sysbench cmake:/usr/bin/cmake ninja-build:/usr/bin/ninja \
-	ccache:/usr/bin/ccache git:/usr/bin/git gcc:/usr/bin/gcc; do
+	ccache:/usr/bin/ccache git:/usr/bin/git gcc:/usr/bin/gcc valgrind:/usr/bin/valgrind; do
 	pkg=${pair%%:*} path=${pair#*:}
 	[ -e "$path" ] || need_pkgs+=("$pkg")
 done
