@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfbisect/perfbisect/internal/report"
+	"github.com/perfbisect/perfbisect/internal/report/ghissue"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
 
@@ -129,7 +130,7 @@ func writeSVG(path string, in report.Input, opts report.Options) error {
 
 // fileReport files on GitHub (or says what it would do).
 func fileReport(ctx context.Context, a *app, o reportOptions, in report.Input, opts report.Options) error {
-	owner, name, err := report.ParseRepo(o.github)
+	owner, name, err := ghissue.ParseRepo(o.github)
 	if err != nil {
 		return usageErrorf("--github: %v", err)
 	}
@@ -137,9 +138,9 @@ func fileReport(ctx context.Context, a *app, o reportOptions, in report.Input, o
 	if token == "" && !o.dryRun {
 		return fmt.Errorf("--github needs a token in GITHUB_TOKEN (with read and write access to issues)")
 	}
-	f := &report.Filer{Owner: owner, Repo: name, DryRun: o.dryRun, Token: token, Log: a.stderr}
+	f := &ghissue.Filer{Owner: owner, Repo: name, DryRun: o.dryRun, Token: token, Log: a.stderr}
 	if token != "" {
-		if f.Client, err = report.NewGitHubClient(token, o.githubAPI); err != nil {
+		if f.Client, err = ghissue.NewGitHubClient(token, o.githubAPI); err != nil {
 			return usageErrorf("--github-api-url: %v", err)
 		}
 	}
@@ -151,7 +152,7 @@ func fileReport(ctx context.Context, a *app, o reportOptions, in report.Input, o
 	return nil
 }
 
-func printFiling(a *app, repo string, fl report.Filing) {
+func printFiling(a *app, repo string, fl ghissue.Filing) {
 	switch fl.Action {
 	case "created":
 		fmt.Fprintf(a.stdout, "created issue #%d in %s: %s\n", fl.Number, repo, fl.URL)

@@ -1,5 +1,5 @@
-// Package report renders a bisect's answer as a bug report and files it
-// on GitHub without duplicates.
+// Package report renders a bisect's answer as a bug report: Markdown,
+// JSON, an SVG chart and a Mermaid chart.
 //
 // # Input and the store
 //
@@ -45,14 +45,6 @@
 //
 // # GitHub
 //
-// A Filer files a report as an issue with go-github. A hidden marker
-// (Marker: "perfbisect" + culprit hashes + a workload hash, [a-z0-9] only,
-// so GitHub search does not split it) identifies the finding; when an
-// open issue carries it the Filer comments with the new evidence instead
-// of opening another. It looks first in its optional Ledger (our own
-// record, immune to search lag), then among open issues with the label,
-// then in search; an incomplete search answer stops it rather than risk a
-// duplicate. Rate limits, secondary limits, 429 and 5xx are retried a
-// bounded number of times; every error is one line and never contains the
-// token.
+// Filing a report as a GitHub issue, with de-duplication, lives in the
+// subpackage ghissue; this package only renders.
 package report

@@ -1,4 +1,4 @@
-package report
+package ghissue
 
 import (
 	"bytes"
@@ -10,12 +10,16 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/perfbisect/perfbisect/internal/report"
 )
 
 // DefaultLabels are the labels a filed issue gets; the first is also how
@@ -110,7 +114,7 @@ func ParseRepo(s string) (owner, name string, err error) {
 // the first 12 digits of each culprit's hash (sorted), "w" and 10 digits
 // of a hash of the workload configuration. Only [a-z0-9], so GitHub search
 // treats it as one word. A result without culprits has no marker.
-func Marker(in Input) (string, error) {
+func Marker(in report.Input) (string, error) {
 	if len(in.Result.Culprits) == 0 {
 		return "", fmt.Errorf("nothing to file: the bisect found no culprit (status %s)", in.Result.Status)
 	}
@@ -143,11 +147,11 @@ func hexPrefix(h string, n int) string {
 
 // workloadKey hashes what makes two findings the same workload: not the
 // duration or the machine, which change the evidence, not the finding.
-func workloadKey(b Benchmark) string {
+func workloadKey(b report.Benchmark) string {
 	h := sha256.New()
 	fmt.Fprintf(h, "workload=%s\ntables=%d\ntable_size=%d\nthreads=%d\nrand=%s\n",
 		b.Workload, b.Tables, b.TableSize, b.Threads, b.RandType)
-	for _, o := range slicesSorted(b.ServerOptions) {
+	for _, o := range slices.Sorted(slices.Values(b.ServerOptions)) {
 		fmt.Fprintf(h, "option=%s\n", o)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:10]
@@ -156,14 +160,14 @@ func workloadKey(b Benchmark) string {
 // evidenceToken identifies the evidence of one report: the finding's
 // workload and the good and bad commits measured. A nightly run over the
 // same range adds nothing; one reaching a new release does.
-func evidenceToken(in Input) string {
+func evidenceToken(in report.Input) string {
 	h := sha256.Sum256([]byte(in.Result.Good.Hash + ".." + in.Result.Bad.Hash + "/" + workloadKey(in.Benchmark)))
 	return "perfbisectev" + hex.EncodeToString(h[:6])
 }
 
 // markerComment is the hidden HTML comment carrying the marker and the
 // evidence token.
-func markerComment(in Input, marker string) string {
+func markerComment(in report.Input, marker string) string {
 	var culprits []string
 	for _, c := range in.Result.Culprits {
 		culprits = append(culprits, c.Commit.Hash)
@@ -177,12 +181,12 @@ func markerComment(in Input, marker string) string {
 
 // File files the report: a comment on the open issue carrying its marker,
 // or a new issue. With DryRun it says what it would do.
-func (f *Filer) File(ctx context.Context, in Input, opts Options) (Filing, error) {
+func (f *Filer) File(ctx context.Context, in report.Input, opts report.Options) (Filing, error) {
 	marker, err := Marker(in)
 	if err != nil {
 		return Filing{}, err
 	}
-	rep, err := Build(in, opts)
+	rep, err := report.Build(in, opts)
 	if err != nil {
 		return Filing{}, err
 	}
@@ -227,7 +231,7 @@ func (f *Filer) labels() []string {
 func (f *Filer) repoName() string { return f.Owner + "/" + f.Repo }
 
 // issueBody is the whole report plus the hidden marker.
-func issueBody(rep *Report, in Input, marker string) (string, error) {
+func issueBody(rep *report.Report, in report.Input, marker string) (string, error) {
 	var b bytes.Buffer
 	if err := rep.WriteMarkdown(&b); err != nil {
 		return "", err
@@ -241,7 +245,7 @@ func issueBody(rep *Report, in Input, marker string) (string, error) {
 
 // commentBody is the new evidence: the summary, each culprit's change and
 // the full report folded.
-func (f *Filer) commentBody(rep *Report, in Input, marker string) string {
+func (f *Filer) commentBody(rep *report.Report, in report.Input, marker string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "perfbisect reproduced this finding again (%s..%s", in.Request.Good, in.Request.Bad)
 	if in.Request.BisectID != "" {
@@ -304,4 +308,21 @@ func (f *Filer) create(ctx context.Context, fl Filing) (Filing, error) {
 		}
 	}
 	return fl, nil
+}
+
+// mdLink renders `text` linked to url, or just as code without one.
+func mdLink(text, url string) string {
+	if url == "" {
+		return "`" + text + "`"
+	}
+	return "[`" + text + "`](" + url + ")"
+}
+
+// truncate shortens s to n runes, the last an ellipsis.
+func truncate(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
 }

@@ -1,4 +1,4 @@
-package report
+package ghissue
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/report"
 )
 
 // A filerCase sets up the fake GitHub and says what must happen.
@@ -224,7 +226,7 @@ func TestFilerFile(t *testing.T) {
 				tc.ledger.m["o/r "+marker] = 7
 				f.Ledger = tc.ledger
 			}
-			fl, err := f.File(context.Background(), in, Options{})
+			fl, err := f.File(context.Background(), in, report.Options{})
 			checkFiling(t, tc, fl, err, fake.paths(), sleeps)
 			checkRequests(t, fake, tc, marker)
 			out, _ := json.Marshal(fl)

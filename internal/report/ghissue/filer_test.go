@@ -1,4 +1,4 @@
-package report
+package ghissue
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +17,22 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/report"
 )
+
+// loadCase reads one of the report package's golden inputs.
+func loadCase(t *testing.T, name string) report.Input {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("..", "testdata", name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := report.Load(doc)
+	if err != nil {
+		t.Fatalf("%s.json: %v", name, err)
+	}
+	return in
+}
 
 const testToken = "ghp_TESTtoken0123456789abcdefSECRET"
 
