@@ -2,13 +2,6 @@ package pointselect
 
 import "strconv"
 
-// Lengths of sysbench's c and pad values: 10 and 5 groups of 11 digits
-// joined by '-'.
-const (
-	cLen   = 10*11 + 9
-	padLen = 5*11 + 4
-)
-
 // digitPairs holds "00".."99" for two digits per lookup.
 var digitPairs = func() (t [200]byte) {
 	for i := 0; i < 100; i++ {

@@ -39,7 +39,6 @@ type runState struct {
 	err   error
 
 	// reporter state
-	tickN      int
 	prevSeries snapshot
 	prevPrint  snapshot
 	prevSerAt  float64
