@@ -2,11 +2,14 @@ package store
 
 import (
 	"context"
+	"errors"
 	"database/sql"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -55,13 +58,26 @@ func isPostgresURL(dsn string) bool {
 	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
 }
 
+// libpqKeyRE matches the start of a libpq key=value connection string
+// ("host=db user=alice password=..."): a known libpq keyword, then '='.
+var libpqKeyRE = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslrootcert|sslcert|sslkey|` +
+	`connect_timeout|application_name|options|service|target_session_attrs|search_path|krbsrvname|gssencmode)\s*=`)
+
+// isPostgresKeyValue reports whether dsn is a libpq key=value connection
+// string, which pgx reads like a postgres:// URL.
+func isPostgresKeyValue(dsn string) bool { return libpqKeyRE.MatchString(dsn) }
+
+// passwordRE finds the password of a key=value connection string: a
+// quoted value (with \' and \\ escapes) or a run of non-blanks.
+var passwordRE = regexp.MustCompile(`(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s']\S*|'.*)`)
+
 // openPostgres opens a pgx pool and exposes it through database/sql, so
 // both backends share one code path.
 func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	safe := redact(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("--db %s: not a valid postgres URL: %s", safe, oneLine(scrub(err.Error(), dsn)))
+		return nil, fmt.Errorf("--db %s: not a valid postgres URL or connection string: %s", safe, oneLine(scrub(err.Error(), dsn)))
 	}
 	cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -84,7 +100,16 @@ func openPostgres(ctx context.Context, dsn string, opts Options) (*Store, error)
 // on one file (two perfbisect processes) wait for each other instead of
 // failing.
 func openSQLite(ctx context.Context, path string, opts Options) (*Store, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if opts.MustExist {
+		if _, err := os.Stat(path); err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			return nil, fmt.Errorf("no store at %s: %s (check --db or PERFBISECT_DB; `perfbisect db migrate` creates one)",
+				path, oneLine(err.Error()))
+		}
+	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("creating the store's folder: %w", err)
 	}
 	q := url.Values{}
@@ -106,6 +131,9 @@ func openSQLite(ctx context.Context, path string, opts Options) (*Store, error) 
 
 // redact returns dsn with any password replaced by "xxxxx".
 func redact(dsn string) string {
+	if isPostgresKeyValue(dsn) {
+		return passwordRE.ReplaceAllString(dsn, "${1}xxxxx")
+	}
 	u, err := url.Parse(dsn)
 	if err != nil || u.User == nil {
 		if err != nil && strings.Contains(dsn, "@") {
@@ -121,6 +149,18 @@ func redact(dsn string) string {
 
 // scrub removes the password of dsn from msg, if it occurs there.
 func scrub(msg, dsn string) string {
+	if isPostgresKeyValue(dsn) {
+		for _, m := range passwordRE.FindAllStringSubmatch(dsn, -1) {
+			raw := m[2]
+			if pw := unquoteLibpq(raw); pw != "" {
+				msg = strings.ReplaceAll(msg, pw, "xxxxx")
+			}
+			if raw != "" {
+				msg = strings.ReplaceAll(msg, raw, "xxxxx")
+			}
+		}
+		return msg
+	}
 	u, err := url.Parse(dsn)
 	if err != nil || u.User == nil {
 		return msg
@@ -130,6 +170,22 @@ func scrub(msg, dsn string) string {
 		msg = strings.ReplaceAll(msg, url.QueryEscape(pw), "xxxxx")
 	}
 	return msg
+}
+
+// unquoteLibpq returns a key=value value without its quotes and escapes.
+func unquoteLibpq(v string) string {
+	if !strings.HasPrefix(v, "'") {
+		return v
+	}
+	v = strings.TrimSuffix(strings.TrimPrefix(v, "'"), "'")
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] == '\\' && i+1 < len(v) {
+			i++
+		}
+		b.WriteByte(v[i])
+	}
+	return b.String()
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

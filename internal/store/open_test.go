@@ -89,3 +89,22 @@ func TestEnvironmentFingerprint(t *testing.T) {
 		t.Errorf("DetectEnvironment: %+v", d)
 	}
 }
+
+// MustExist refuses a SQLite file that is not there, creating nothing.
+func TestMustExistRefusesMissingFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "typo", "perfbisect.db")
+	_, err := Open(context.Background(), path, Options{MustExist: true, NoMigrate: true})
+	if err == nil || !strings.HasPrefix(err.Error(), "no store at "+path+": ") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("Open of a missing file: %v; want one line starting \"no store at %s: \"", err, path)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) > 0 {
+		t.Errorf("Open created %s", ents[0].Name())
+	}
+	mustOpen(t, path).Close() // without MustExist it creates the store
+	s, err := Open(context.Background(), path, Options{MustExist: true, NoMigrate: true})
+	if err != nil {
+		t.Fatalf("Open of an existing store: %v", err)
+	}
+	s.Close()
+}

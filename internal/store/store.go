@@ -28,6 +28,11 @@ type Options struct {
 	// NoMigrate opens the store without applying pending migrations, for
 	// `perfbisect db status`. Methods other than Status may then fail.
 	NoMigrate bool
+	// MustExist refuses to create a SQLite file (or its folder) that is
+	// not there yet: "no store at PATH", for commands that only read,
+	// such as `perfbisect db status`, so a mistyped path creates nothing.
+	// Postgres databases are never created either way.
+	MustExist bool
 	// ConnectTimeout bounds the first contact with a Postgres server.
 	// Default 10 s.
 	ConnectTimeout time.Duration
@@ -45,7 +50,8 @@ type Store struct {
 }
 
 // Open opens the store named by dsn and applies pending migrations:
-//   - "postgres://…" or "postgresql://…": a PostgreSQL database;
+//   - "postgres://…" or "postgresql://…", or a libpq key=value string
+//     ("host=… dbname=… user=… password=…"): a PostgreSQL database;
 //   - "" : the embedded default, DefaultPath();
 //   - anything else: a SQLite file path (an optional "sqlite:" prefix is
 //     stripped); its folder is created if missing.
@@ -65,7 +71,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		err error
 	)
 	switch {
-	case isPostgresURL(dsn):
+	case isPostgresURL(dsn) || isPostgresKeyValue(dsn):
 		s, err = openPostgres(ctx, dsn, opts)
 	default:
 		path := strings.TrimPrefix(dsn, "sqlite:")
