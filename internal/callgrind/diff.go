@@ -1,0 +1,131 @@
+package callgrind
+
+import (
+	"math"
+	"sort"
+)
+
+// A Side is one profile of a comparison and the number of queries it
+// covers, so that costs compare per query.
+type Side struct {
+	Profile *Profile
+	Queries int64
+}
+
+// perQuery returns v divided by the side's queries.
+func (s Side) perQuery(v int64) float64 {
+	if s.Queries <= 0 {
+		return float64(v)
+	}
+	return float64(v) / float64(s.Queries)
+}
+
+// A FuncDelta is one function's cost per query in two profiles.
+type FuncDelta struct {
+	Name   string  `json:"name"`
+	File   string  `json:"file"`
+	Before float64 `json:"before"` // per query; 0 when absent
+	After  float64 `json:"after"`
+	Delta  float64 `json:"delta"` // After - Before
+	// Share is Delta as a fraction of the total change per query (its
+	// sign tells whether it goes with the total or against it); 0 when
+	// the totals are equal.
+	Share float64 `json:"share"`
+}
+
+// A Diff says where the cost per query went between two profiles.
+type Diff struct {
+	Event  string  `json:"event"`  // "Ir": instructions
+	Before float64 `json:"before"` // total per query
+	After  float64 `json:"after"`
+	Delta  float64 `json:"delta"`
+	// Self and Inclusive are the functions whose self and inclusive cost
+	// per query changed most, largest absolute change first.
+	Self      []FuncDelta `json:"self"`
+	Inclusive []FuncDelta `json:"inclusive"`
+}
+
+// Compare returns the diff of event per query from before to after, with
+// at most top functions in each list (all with top <= 0). Changes smaller
+// than minDelta per query are left out: with near-deterministic counts,
+// a fraction of an instruction per query is noise.
+func Compare(before, after Side, event string, top int, minDelta float64) Diff {
+	d := Diff{Event: event, Before: before.perQuery(before.Profile.Total(event)),
+		After: after.perQuery(after.Profile.Total(event))}
+	d.Delta = d.After - d.Before
+	i, j := before.Profile.eventIndex(event), after.Profile.eventIndex(event)
+	if i < 0 || j < 0 {
+		return d
+	}
+	pick := func(f *Function, k int, inclusive bool) int64 {
+		if f == nil {
+			return 0
+		}
+		v := f.Self
+		if inclusive {
+			v = f.Inclusive
+		}
+		if k < len(v) {
+			return v[k]
+		}
+		return 0
+	}
+	for _, inclusive := range []bool{false, true} {
+		var out []FuncDelta
+		for _, key := range unionKeys(before.Profile, after.Profile) {
+			fb, fa := before.Profile.Functions[key], after.Profile.Functions[key]
+			b, a := before.perQuery(pick(fb, i, inclusive)), after.perQuery(pick(fa, j, inclusive))
+			if math.Abs(a-b) < minDelta || a == b {
+				continue
+			}
+			fd := FuncDelta{Before: b, After: a, Delta: a - b}
+			fd.Name, fd.File = nameFile(fb, fa)
+			if d.Delta != 0 {
+				fd.Share = fd.Delta / d.Delta
+			}
+			out = append(out, fd)
+		}
+		sort.SliceStable(out, func(x, y int) bool {
+			ax, ay := math.Abs(out[x].Delta), math.Abs(out[y].Delta)
+			if ax != ay {
+				return ax > ay
+			}
+			return out[x].Name < out[y].Name
+		})
+		if top > 0 && len(out) > top {
+			out = out[:top]
+		}
+		if inclusive {
+			d.Inclusive = out
+		} else {
+			d.Self = out
+		}
+	}
+	return d
+}
+
+// nameFile names a function from whichever profile has it, preferring a
+// known file.
+func nameFile(fb, fa *Function) (string, string) {
+	f := fa
+	if f == nil || (fb != nil && f.File == "???" && fb.File != "???") {
+		f = fb
+	}
+	return f.Name, f.File
+}
+
+// unionKeys returns the keys of both profiles' functions, sorted.
+func unionKeys(a, b *Profile) []string {
+	seen := make(map[string]bool, len(a.Functions))
+	var keys []string
+	for _, p := range []*Profile{a, b} {
+		for k := range p.Functions {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
