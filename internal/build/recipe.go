@@ -44,7 +44,7 @@ type Recipe struct {
 }
 
 // DefaultMariaDBFlags is the lean configuration of
-// shared/docs/mariadb-build-notes.md: RelWithDebInfo, ccache launchers,
+// docs/mariadb-build-notes.md: RelWithDebInfo, ccache launchers,
 // system SSL, fmt and PCRE2 (so the build never downloads anything), and
 // only what a point-select server needs: no unit tests, no embedded
 // server, no Galera, no mariabackup, no dynamic plugins, and the optional

@@ -1,5 +1,5 @@
 // Package pointselect is a native Go port of sysbench 1.0.20's
-// oltp_point_select (shared/docs/point-select-spec.md): the same schema
+// oltp_point_select (docs/point-select-spec.md): the same schema
 // and data (Prepare, Cleanup), the same per-event work (one table chosen
 // uniformly, one id from --rand-type, one server-side prepared
 // SELECT c FROM sbtestN WHERE id=?), the same random distributions

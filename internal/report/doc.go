@@ -35,7 +35,7 @@
 // `go test ./internal/report -update` to rewrite them.
 //
 // The Markdown follows the shape MariaDB engineers write by hand (see
-// shared/seeds/mdev-12.0-point-select-regression.txt): title, two-line
+// docs/seeds/mdev-12.0-point-select-regression.txt): title, two-line
 // summary, affected versions, benchmark configuration, observed and
 // expected behaviour, technical analysis per culprit with its diffstat,
 // change, interval, p-value and runs, branch context, commit-level

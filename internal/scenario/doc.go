@@ -12,6 +12,6 @@
 //
 // Two scenarios are built in (BuiltinNames, Builtin, Load):
 // mdev-12.0-point-select, the 11.8 vs 12.0 regression of
-// shared/seeds/mdev-12.0-point-select-regression.txt, and
-// drop-table-stall, the DROP TABLE stall of shared/seeds/drop-table-ahi-stall.txt.
+// docs/seeds/mdev-12.0-point-select-regression.txt, and
+// drop-table-stall, the DROP TABLE stall of docs/seeds/drop-table-ahi-stall.txt.
 package scenario
