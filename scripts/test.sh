@@ -11,6 +11,14 @@
 #   PERFBISECT_TEST_MYSQL_SOCKET unix socket of the private mariadbd (user root, no password)
 #   PERFBISECT_TEST_MYSQL_PORT   its TCP port on 127.0.0.1
 # Extra arguments go to `go test` (for example: scripts/test.sh -run Store ./internal/store).
+#
+# Before any server starts it checks the tree and stops at the first kind of
+# fault, with one line saying what to do: a committed build output (*.test,
+# *.out, *.prof), an untidy go.mod, unformatted code (gofmt), a staticcheck
+# finding (staticcheck is installed into GOBIN when missing) and go vet.
+# Package arguments narrow staticcheck and go vet to those packages; the other
+# checks always cover the whole module. PERFBISECT_SKIP_LINT=1 skips all but
+# go vet, for quick local runs (CI never sets it).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -38,6 +46,39 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${need_pkgs[@]}" >/dev/null
 	[ -z "$own_policy" ] || rm -f /usr/sbin/policy-rc.d
 fi
+
+# --- checks -----------------------------------------------------------------------
+# Packages named on the command line (./x, ../x); all of them when none are.
+pkgs=()
+for a in "$@"; do case $a in ./* | ../*) pkgs+=("$a") ;; esac; done
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
+
+fail() { log "FAIL: $*"; exit 1; }
+staticcheck_version=0.8.2
+if [ "${PERFBISECT_SKIP_LINT:-0}" != 1 ]; then
+	built=$(git ls-files | grep -E '\.test$|\.out$|\.prof$' || true)
+	[ -z "$built" ] || fail "build outputs are committed ($(echo $built)): git rm --cached them (.gitignore keeps them out)"
+	go mod tidy -diff >/dev/null || fail "go.mod/go.sum are not tidy: run go mod tidy and commit the result"
+	gofiles=()
+	while IFS= read -r f; do [ ! -e "$f" ] || gofiles+=("$f"); done < <(git ls-files --cached --others --exclude-standard '*.go' | sort -u)
+	unformatted=$(gofmt -l "${gofiles[@]}")
+	[ -z "$unformatted" ] || fail "not gofmt-ed: $(echo $unformatted): run gofmt -w on them"
+	# go install puts staticcheck in GOBIN, or the first GOPATH entry's bin.
+	gobin=$(go env GOBIN)
+	[ -n "$gobin" ] || gobin=$(go env GOPATH | cut -d: -f1)/bin
+	export PATH="$gobin:$PATH"
+	case $(staticcheck -version 2>/dev/null) in
+	*"($staticcheck_version)"*) ;;
+	*)
+		log "installing staticcheck $staticcheck_version into $gobin"
+		go install "honnef.co/go/tools/cmd/staticcheck@v$staticcheck_version"
+		;;
+	esac
+	log "staticcheck ${pkgs[*]}"
+	staticcheck "${pkgs[@]}" || fail "staticcheck findings above: fix them (or //lint:ignore CHECK reason, sparingly)"
+fi
+log "go vet ${pkgs[*]}"
+go vet "${pkgs[@]}" || fail "go vet findings above: fix them"
 
 # --- private servers -----------------------------------------------------------
 work=$(mktemp -d /tmp/perfbisect-test.XXXXXX)
@@ -93,11 +134,5 @@ mariadb-admin --no-defaults --socket="$my_sock" -uroot ping >/dev/null || { tail
 export PERFBISECT_TEST_MYSQL_SOCKET=$my_sock PERFBISECT_TEST_MYSQL_PORT=$my_port
 
 # --- Go -------------------------------------------------------------------------
-# go vet the packages being tested: all of them unless arguments name some.
-vet_pkgs=()
-for a in "$@"; do case $a in ./* | ../*) vet_pkgs+=("$a") ;; esac; done
-[ ${#vet_pkgs[@]} -gt 0 ] || vet_pkgs=(./...)
-log "go vet ${vet_pkgs[*]}"
-go vet "${vet_pkgs[@]}"
 log "go test ${*:-./...}"
 go test -count=1 -timeout 20m "${@:-./...}"
