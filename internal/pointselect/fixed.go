@@ -17,7 +17,10 @@ type FixedConfig struct {
 	Rand RandConfig
 	// Seed seeds the generator. Default 1: every build sees the same ids.
 	Seed uint64
-	// Warmup is the number of queries run before the measured ones. Default 0.
+	// Warmup is the number of queries run before the measured ones: the
+	// sequence's first Warmup queries, after which the sequence starts
+	// again, so with Warmup >= Queries every row the measured queries read
+	// has been read before. Default 0.
 	Warmup int
 	// Queries is the number of measured queries (required, >= 1).
 	Queries int
@@ -62,6 +65,7 @@ type FixedSession struct {
 	rng    Rand
 	dist   *Dist
 	tables uint32
+	seed   uint64
 	done   int64 // queries run so far
 }
 
@@ -79,10 +83,13 @@ func OpenFixed(ctx context.Context, b Backend, cfg FixedConfig) (*FixedSession, 
 	if err != nil {
 		return nil, fmt.Errorf("connecting the fixed sequence's session: %w", err)
 	}
-	s := &FixedSession{conn: conn, dist: dist, tables: uint32(cfg.Tables)}
-	s.rng.Seed(workerSeed(cfg.Seed, 0))
+	s := &FixedSession{conn: conn, dist: dist, tables: uint32(cfg.Tables), seed: cfg.Seed}
+	s.Restart()
 	return s, nil
 }
+
+// Restart starts the sequence again from its first query.
+func (s *FixedSession) Restart() { s.rng.Seed(workerSeed(s.seed, 0)) }
 
 // Next runs the next n queries of the sequence. Any error ends it: a
 // reconnect or a retried query would change the work being counted.
@@ -107,9 +114,10 @@ func (s *FixedSession) Done() int64 { return s.done }
 // Close ends the session.
 func (s *FixedSession) Close() error { return s.conn.Close() }
 
-// RunFixed runs cfg's sequence on one new connection: cfg.Warmup queries,
-// then between (for example: zero the server's counters), then
-// cfg.Queries queries, and returns when they are done. between may be nil.
+// RunFixed runs cfg's sequence on one new connection: its first
+// cfg.Warmup queries, then between (for example: zero the server's
+// counters), then its first cfg.Queries queries again from the start, and
+// returns when they are done. between may be nil.
 func RunFixed(ctx context.Context, b Backend, cfg FixedConfig, between func(context.Context) error) error {
 	s, err := OpenFixed(ctx, b, cfg)
 	if err != nil {
@@ -119,6 +127,7 @@ func RunFixed(ctx context.Context, b Backend, cfg FixedConfig, between func(cont
 	if err := s.Next(ctx, cfg.Warmup); err != nil {
 		return err
 	}
+	s.Restart()
 	if between != nil {
 		if err := between(ctx); err != nil {
 			return err

@@ -35,7 +35,7 @@ func (c recordConn) PointSelect(ctx context.Context, table int, id int64) (time.
 
 func (c recordConn) Close() error { c.b.closed = true; return nil }
 
-func TestRunFixedIsSeededAndCallsBetweenAfterWarmup(t *testing.T) {
+func TestRunFixedIsSeededAndWarmsUpOnTheMeasuredRows(t *testing.T) {
 	ctx := context.Background()
 	cfg := FixedConfig{Tables: 4, TableSize: 1000, Warmup: 30, Queries: 100, Seed: 9}
 	run := func(cfg FixedConfig) (*recordBackend, int) {
@@ -50,6 +50,9 @@ func TestRunFixedIsSeededAndCallsBetweenAfterWarmup(t *testing.T) {
 	if len(a.calls) != 130 || at != 30 || a.connect != 1 || !a.closed {
 		t.Fatalf("%d calls, between after %d, %d connections, closed %v; want 130, 30, 1, true",
 			len(a.calls), at, a.connect, a.closed)
+	}
+	if !reflect.DeepEqual(a.calls[:30], a.calls[30:60]) {
+		t.Error("the measured queries do not start the sequence again after the warm-up")
 	}
 	b, _ := run(cfg)
 	if !reflect.DeepEqual(a.calls, b.calls) {
