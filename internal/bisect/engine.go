@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // An Engine bisects with a History and a Measurer. Journal and Progress
@@ -227,7 +229,7 @@ func errSkippedEndpoint(l *ledger, cs ...Commit) error {
 
 // power fills Result.Power and says whether bisecting makes sense.
 func (r *run) power() bool {
-	sd, df := pooledSD(r.groups())
+	sd, df := stats.PooledSD(r.groups())
 	gm := r.res.Endpoints.OldMean
 	r.res.Noise = Noise{SD: sd, CV: sd / gm, Runs: df}
 	step := math.Abs(r.res.Endpoints.NewMean - r.res.Endpoints.OldMean)

@@ -169,10 +169,9 @@ func (m *fakeMeasurer) repeats() int {
 
 // A scenario is a synthetic history with known culprits.
 type scenario struct {
-	h     *fakeHistory
-	m     *fakeMeasurer
-	main  []string // main line hashes, oldest first; main[0] is "m0"
-	names map[string]string
+	h    *fakeHistory
+	m    *fakeMeasurer
+	main []string // main line hashes, oldest first; main[0] is "m0"
 }
 
 const baseTPS = 380000.0
@@ -210,8 +209,6 @@ func (s *scenario) branch(name string, from, k int, steps map[int]float64, patch
 		s.m.level[parent] = lvl
 	}
 }
-
-func (s *scenario) hash(name string) string { return s.h.tags[name] }
 
 func (s *scenario) engine(cfg Config) *Engine {
 	return &Engine{History: s.h, Measurer: s.m, Config: cfg}

@@ -203,15 +203,6 @@ func replayError(s Step) error {
 	return fmt.Errorf("%w (journaled: %s)", base, s.Detail)
 }
 
-// ensure tops c up to at least n samples. ok is false if c is skipped.
-func (l *ledger) ensure(ctx context.Context, phase string, c Commit, n int) (bool, error) {
-	if have := len(l.samples[c.Hash]); have < n {
-		return l.fetch(ctx, phase, c, n-have)
-	}
-	_, bad := l.failed[c.Hash]
-	return !bad, nil
-}
-
 // interleave tops a and b up to at least n samples each, one run at a
 // time, alternating, so drift hits both alike.
 func (l *ledger) interleave(ctx context.Context, phase string, a, b Commit, n int) (bool, error) {

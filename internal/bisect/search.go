@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"slices"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // A span is a range to bisect: commits[0] is the older end, the last
@@ -120,7 +122,7 @@ func (r *run) powered(s span) bool {
 	if r.cfg.Force || (s.first().Hash == r.res.Good.Hash && s.last().Hash == r.res.Bad.Hash) {
 		return true
 	}
-	sd, _ := pooledSD(r.groups())
+	sd, _ := stats.PooledSD(r.groups())
 	lo, hi := mean(r.l.samples[s.first().Hash]), mean(r.l.samples[s.last().Hash])
 	if sd <= 0 || runsNeeded(math.Abs(hi-lo)/sd, r.cfg.ClassifyError) <= r.cfg.MaxRuns {
 		return true
@@ -350,7 +352,7 @@ func (r *run) decide(s span, c Commit) Verdict {
 	}
 	tr := r.drift()
 	low, high, xs := r.corrected(tr, s.first()), r.corrected(tr, s.last()), r.corrected(tr, c)
-	sd, _ := pooledSD(r.correctedGroups(tr))
+	sd, _ := stats.PooledSD(r.correctedGroups(tr))
 	switch newSPRT(mean(low), mean(high), sd, r.cfg.ClassifyError).decide(xs) {
 	case 1:
 		if r.consistent(xs, high, sd) {

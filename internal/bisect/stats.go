@@ -3,88 +3,15 @@ package bisect
 import (
 	"math"
 	"math/rand/v2"
-	"slices"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
-// bootstrapResamples is the number of bootstrap resamples behind a
-// confidence interval.
-const bootstrapResamples = 2000
+// mean is stats.Mean, short for the engine's many uses.
+func mean(xs []float64) float64 { return stats.Mean(xs) }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// sumSquares returns the sum of squared deviations from the mean.
-func sumSquares(xs []float64) float64 {
-	m := mean(xs)
-	var s float64
-	for _, x := range xs {
-		s += (x - m) * (x - m)
-	}
-	return s
-}
-
-// pooledSD returns the pooled within-group standard deviation of groups
-// and its degrees of freedom (0 when no group has two samples).
-func pooledSD(groups [][]float64) (sd float64, df int) {
-	var ss float64
-	for _, g := range groups {
-		if len(g) < 2 {
-			continue
-		}
-		ss += sumSquares(g)
-		df += len(g) - 1
-	}
-	if df == 0 {
-		return 0, 0
-	}
-	return math.Sqrt(ss / float64(df)), df
-}
-
-// zQuantile returns the standard normal quantile of p.
-func zQuantile(p float64) float64 {
-	return math.Sqrt2 * math.Erfinv(2*p-1)
-}
-
-// ratioCI returns a percentile bootstrap 95 % interval of
-// mean(new)/mean(old) - 1, resampling each side with rng.
-func ratioCI(old, new []float64, rng *rand.Rand) (lo, hi float64) {
-	if len(old) < 2 || len(new) < 2 {
-		return math.Inf(-1), math.Inf(1)
-	}
-	ds := make([]float64, bootstrapResamples)
-	for i := range ds {
-		ds[i] = resampleMean(new, rng)/resampleMean(old, rng) - 1
-	}
-	slices.Sort(ds)
-	return quantileSorted(ds, 0.025), quantileSorted(ds, 0.975)
-}
-
-func resampleMean(xs []float64, rng *rand.Rand) float64 {
-	var s float64
-	for range xs {
-		s += xs[rng.IntN(len(xs))]
-	}
-	return s / float64(len(xs))
-}
-
-// quantileSorted interpolates the q quantile of sorted xs.
-func quantileSorted(xs []float64, q float64) float64 {
-	pos := q * float64(len(xs)-1)
-	i := int(pos)
-	if i+1 >= len(xs) {
-		return xs[len(xs)-1]
-	}
-	f := pos - float64(i)
-	return xs[i]*(1-f) + xs[i+1]*f
-}
+// zQuantile is stats.ZQuantile.
+func zQuantile(p float64) float64 { return stats.ZQuantile(p) }
 
 // compare decides whether new differs from old: Mann-Whitney p below
 // alpha AND a relative change of at least minEffect.
@@ -98,11 +25,8 @@ func compare(old, new []float64, alpha, minEffect float64, rng *rand.Rand) Chang
 		return c
 	}
 	c.Delta = c.NewMean/c.OldMean - 1
-	c.CILow, c.CIHigh = ratioCI(old, new, rng)
-	if math.IsInf(c.CILow, 0) {
-		c.CILow, c.CIHigh = c.Delta, c.Delta
-	}
-	c.P = mannWhitneyP(old, new)
+	c.CILow, c.CIHigh = stats.RatioCI(old, new, stats.Mean, 0.95, rng)
+	c.P = stats.MannWhitneyP(old, new)
 	c.Differs = c.P < alpha && math.Abs(c.Delta) >= minEffect
 	return c
 }

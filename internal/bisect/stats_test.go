@@ -38,39 +38,6 @@ func TestPickMid(t *testing.T) {
 	}
 }
 
-func TestMannWhitneyP(t *testing.T) {
-	tests := []struct {
-		name   string
-		a, b   []float64
-		lo, hi float64 // want p in [lo, hi]
-	}{
-		// Exact: complete separation of 3 vs 3 gives 2/C(6,3) = 0.1;
-		// of 5 vs 5, 2/C(10,5) = 0.0079 (benchmath's table agrees).
-		{"3v3 separated", []float64{1, 2, 3}, []float64{4, 5, 6}, 0.0999, 0.1001},
-		{"5v5 separated", []float64{1, 2, 3, 4, 5}, []float64{6, 7, 8, 9, 10}, 0.00793, 0.00794},
-		{"identical order", []float64{1, 3, 5}, []float64{2, 4, 6}, 0.69, 0.71}, // U=3 of 9: p = 2*P(U<=3) = 2*7/20
-		{"empty", nil, []float64{1}, 1, 1},
-		// Normal approximation (n > 20): interleaved samples, no difference.
-		{"large, no shift", seq(0, 2, 30), seq(1, 2, 30), 0.5, 1},
-		{"large, shifted", seq(0, 1, 30), seq(100, 1, 30), 0, 1e-9},
-		// Ties force the approximation.
-		{"ties", []float64{1, 1, 2, 2}, []float64{1, 2, 2, 3}, 0.3, 1},
-	}
-	for _, tt := range tests {
-		if p := mannWhitneyP(tt.a, tt.b); p < tt.lo || p > tt.hi {
-			t.Errorf("%s: p = %.5g, want [%g, %g]", tt.name, p, tt.lo, tt.hi)
-		}
-	}
-}
-
-func seq(start, step float64, n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = start + step*float64(i)
-	}
-	return xs
-}
-
 // TestCompareCoverage checks on seeded normal data that the 95 % interval
 // covers the true change about 95 % of the time, and that the decision
 // holds its alpha on A/A data.

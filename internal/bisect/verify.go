@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // verifyLooks is the number of looks of a verification: a second batch
@@ -86,7 +88,7 @@ func (r *run) finish() {
 		}
 		res.Commits = append(res.Commits, m)
 	}
-	if sd, df := pooledSD(r.groups()); df > 0 && res.Endpoints.OldMean > 0 {
+	if sd, df := stats.PooledSD(r.groups()); df > 0 && res.Endpoints.OldMean > 0 {
 		res.Noise = Noise{SD: sd, CV: sd / res.Endpoints.OldMean, Runs: df}
 	}
 	order := func(a, b Culprit) int {

@@ -1,4 +1,4 @@
-package bisect
+package stats
 
 import (
 	"math"
@@ -10,11 +10,11 @@ import (
 // uses the exact null distribution of U (when there are no ties).
 const exactLimit = 20
 
-// mannWhitneyP returns the two-sided p-value of the Mann-Whitney U test
+// MannWhitneyP returns the two-sided p-value of the Mann-Whitney U test
 // (Wilcoxon rank-sum) of a vs b: exact for small samples without ties,
 // otherwise the normal approximation with tie and continuity corrections.
 // It returns 1 when a side is empty.
-func mannWhitneyP(a, b []float64) float64 {
+func MannWhitneyP(a, b []float64) float64 {
 	m, n := len(a), len(b)
 	if m == 0 || n == 0 {
 		return 1
