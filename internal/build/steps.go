@@ -91,6 +91,7 @@ func (b *Builder) compile(ctx context.Context, log io.Writer, p *progress) (stri
 	}
 	p.phase("compile")
 	err := runCmd(ctx, log, onLine, b.cfg.WaitDelay, b.BuildDir(), b.env(), b.ninja, args...)
+	p.end() // a status line on a terminal ends, also when cancelled
 	if err != nil && regenFailed {
 		b.dropCMakeCache()
 		return "configure", err
