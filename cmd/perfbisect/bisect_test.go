@@ -87,7 +87,7 @@ func TestKilledBisectResumes(t *testing.T) {
 	sc := bufio.NewScanner(stderr)
 	for sc.Scan() {
 		// The first midpoint verdict: the endpoints are done, the search is not.
-		if strings.HasPrefix(sc.Text(), "bisect: ") && strings.Contains(sc.Text(), " after ") {
+		if strings.Contains(sc.Text(), "] bisect: ") && strings.Contains(sc.Text(), " after ") {
 			cmd.Process.Signal(syscall.SIGKILL)
 			break
 		}

@@ -42,7 +42,7 @@ func newDBStatusCmd(a *app) *cobra.Command {
 }
 
 func runDBStatus(ctx context.Context, a *app, opts dbStatusOptions) error {
-	s, err := store.Open(ctx, a.dbURL, store.Options{Logger: a.log, NoMigrate: true})
+	s, err := store.Open(ctx, a.dbURL, store.Options{Logger: a.io.Log, NoMigrate: true, MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -70,20 +70,20 @@ func runDBStatus(ctx context.Context, a *app, opts dbStatusOptions) error {
 		for _, m := range st.Pending {
 			out.Pending = append(out.Pending, fmt.Sprintf("%03d_%s", m.Version, m.Name))
 		}
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	fmt.Fprintf(a.stdout, "store:   %s\n", st.Where)
-	fmt.Fprintf(a.stdout, "schema:  version %d of %d known\n", st.Current, st.Known)
+	fmt.Fprintf(a.io.Out, "store:   %s\n", st.Where)
+	fmt.Fprintf(a.io.Out, "schema:  version %d of %d known\n", st.Current, st.Known)
 	for _, m := range st.Applied {
-		fmt.Fprintf(a.stdout, "  applied %03d_%s  %s\n", m.Version, m.Name, m.AppliedAt.Format("2006-01-02 15:04:05Z"))
+		fmt.Fprintf(a.io.Out, "  applied %03d_%s  %s\n", m.Version, m.Name, m.AppliedAt.Format("2006-01-02 15:04:05Z"))
 	}
 	for _, m := range st.Pending {
-		fmt.Fprintf(a.stdout, "  pending %03d_%s  (applied on next use, or by 'perfbisect db migrate')\n", m.Version, m.Name)
+		fmt.Fprintf(a.io.Out, "  pending %03d_%s  (applied on next use, or by 'perfbisect db migrate')\n", m.Version, m.Name)
 	}
 	if st.Current > st.Known {
-		fmt.Fprintf(a.stdout, "this store was written by a newer perfbisect: upgrade before using it\n")
+		fmt.Fprintf(a.io.Out, "this store was written by a newer perfbisect: upgrade before using it\n")
 	}
 	return nil
 }
@@ -100,7 +100,7 @@ func newDBMigrateCmd(a *app) *cobra.Command {
 }
 
 func runDBMigrate(ctx context.Context, a *app) error {
-	s, err := store.Open(ctx, a.dbURL, store.Options{Logger: a.log, NoMigrate: true})
+	s, err := store.Open(ctx, a.dbURL, store.Options{Logger: a.io.Log, NoMigrate: true})
 	if err != nil {
 		return err
 	}
@@ -117,9 +117,9 @@ func runDBMigrate(ctx context.Context, a *app) error {
 		return err
 	}
 	if after.Current == before.Current {
-		fmt.Fprintf(a.stdout, "%s: schema is up to date (version %d)\n", after.Where, after.Current)
+		fmt.Fprintf(a.io.Out, "%s: schema is up to date (version %d)\n", after.Where, after.Current)
 		return nil
 	}
-	fmt.Fprintf(a.stdout, "%s: migrated from version %d to %d\n", after.Where, before.Current, after.Current)
+	fmt.Fprintf(a.io.Out, "%s: migrated from version %d to %d\n", after.Where, before.Current, after.Current)
 	return nil
 }

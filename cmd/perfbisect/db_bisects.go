@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/store"
 )
 
 // dbBisectsOptions are the flags of `perfbisect db bisects`.
@@ -45,7 +46,7 @@ type bisectLine struct {
 }
 
 func runDBBisects(ctx context.Context, a *app, o dbBisectsOptions) error {
-	s, err := a.openStore(ctx)
+	s, err := store.Open(ctx, a.dbURL, store.Options{Logger: a.io.Log, MustExist: true})
 	if err != nil {
 		return err
 	}
@@ -59,14 +60,14 @@ func runDBBisects(ctx context.Context, a *app, o dbBisectsOptions) error {
 		var req pipeline.Request
 		json.Unmarshal(r.Request, &req) // an unreadable request lists with empty fields
 		lines = append(lines, bisectLine{ID: r.ID, Created: r.CreatedAt.Format("2006-01-02 15:04"), Status: string(r.Status),
-			Good: req.Good, Bad: req.Bad, DryRun: req.DryRun, Scenario: scenarioName(req.Scenario), Repo: req.Repo})
+			Good: req.Good, Bad: req.Bad, DryRun: req.Spec.DryRun, Scenario: req.Scenario, Repo: req.Spec.Real.Repo})
 	}
 	if o.json {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(lines)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tCREATED\tSTATUS\tGOOD\tBAD\tSOURCE")
 	for _, l := range lines {
 		src := l.Repo

@@ -4,18 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfbisect/perfbisect/internal/bisect"
-	"github.com/perfbisect/perfbisect/internal/runner"
+	"github.com/perfbisect/perfbisect/internal/pipeline"
 )
 
 // measureOptions are the flags of `perfbisect measure`.
 type measureOptions struct {
-	real  realOptions
+	real  pipeline.RealSpec
 	runs  int
 	fresh bool
 	json  bool
@@ -53,63 +51,26 @@ measures again.`,
 	return cmd
 }
 
-// A measureRow is one revision's line of the table.
-type measureRow struct {
-	Revision string    `json:"revision"`
-	Commit   string    `json:"commit"`
-	Subject  string    `json:"subject"`
-	Median   float64   `json:"median_tps"`
-	Runs     int       `json:"runs"`
-	Spread   float64   `json:"spread"` // (max - min) / median
-	Samples  []float64 `json:"samples"`
-	Error    string    `json:"error,omitempty"`
-}
-
 func runMeasure(ctx context.Context, a *app, o measureOptions, revs []string) error {
 	if o.runs < 1 {
 		return usageErrorf("--runs %d: want at least 1", o.runs)
 	}
-	defer runner.StopAll()
+	if err := validateReal(o.real); err != nil {
+		return err
+	}
 	s, err := a.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	r, err := openReal(ctx, a, s, o.real)
+	t, err := pipeline.Open(ctx, s, pipeline.Spec{Real: o.real}, a.io)
 	if err != nil {
 		return err
 	}
-	defer r.Sampler.Close()
-	// Resolve everything first: a typo fails before any build.
-	var rows []measureRow
-	var commits []bisect.Commit
-	for _, rev := range revs {
-		c, err := r.History.Resolve(ctx, rev)
-		if err != nil {
-			return err
-		}
-		commits = append(commits, c)
-		rows = append(rows, measureRow{Revision: rev, Commit: c.Short, Subject: c.Subject})
-	}
-	m := r.Measurer(s, o.fresh, a.stderr)
-	failed := 0
-	for i, rev := range revs {
-		c := commits[i]
-		fmt.Fprintf(a.stderr, "measure: %s (%s)\n", rev, c.Short)
-		samples, err := m.Measure(ctx, c, 0, o.runs)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			rows[i].Error = err.Error()
-			failed++
-			continue
-		}
-		rows[i].Samples, rows[i].Runs = samples, len(samples)
-		rows[i].Median, rows[i].Spread = medianSpread(samples)
-		if err := r.Sampler.Close(); err != nil {
-			return err
-		}
+	defer t.Close()
+	rows, failed, err := t.Measure(ctx, revs, o.runs, o.fresh)
+	if err != nil {
+		return err
 	}
 	if err := writeMeasureTable(a, rows, o.json); err != nil {
 		return err
@@ -120,27 +81,13 @@ func runMeasure(ctx context.Context, a *app, o measureOptions, revs []string) er
 	return nil
 }
 
-func medianSpread(xs []float64) (median, spread float64) {
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	n := len(s)
-	median = s[n/2]
-	if n%2 == 0 {
-		median = (s[n/2-1] + s[n/2]) / 2
-	}
-	if median > 0 {
-		spread = (s[n-1] - s[0]) / median
-	}
-	return median, spread
-}
-
-func writeMeasureTable(a *app, rows []measureRow, asJSON bool) error {
+func writeMeasureTable(a *app, rows []pipeline.MeasureRow, asJSON bool) error {
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rows)
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "REVISION\tCOMMIT\tMEDIAN TPS\tRUNS\tSPREAD\tSUBJECT")
 	for _, r := range rows {
 		if r.Error != "" {

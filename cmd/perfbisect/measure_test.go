@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/pipeline"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
 
@@ -102,7 +103,7 @@ func TestMeasureOrderAndCrash(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "1 of 3 revisions") {
 		t.Fatalf("err = %v (want the crash counted)\n%s", err, stderr)
 	}
-	var rows []measureRow
+	var rows []pipeline.MeasureRow
 	if err := json.Unmarshal([]byte(out), &rows); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
@@ -122,7 +123,7 @@ func TestMeasureOrderAndCrash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var again []measureRow
+	var again []pipeline.MeasureRow
 	json.Unmarshal([]byte(out), &again)
 	if len(again) != 1 || again[0].Median != large.Median {
 		t.Errorf("second measure: %+v, want the stored %v", again, large.Samples)

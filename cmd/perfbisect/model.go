@@ -68,7 +68,7 @@ func newModelKnobsCmd(a *app) *cobra.Command {
 
 func runModelKnobs(ctx context.Context, a *app) error {
 	d := ahi.DefaultKnobs().Map()
-	tw := tabwriter.NewWriter(a.stdout, 2, 8, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.io.Out, 2, 8, 2, ' ', 0)
 	fmt.Fprintf(tw, "KNOB\tDEFAULT\n")
 	for _, k := range ahi.KnobKeys() {
 		v := d[k]
@@ -140,13 +140,13 @@ func runModelDropTable(ctx context.Context, a *app, opts modelDropTableOptions) 
 		return err
 	}
 	if opts.json {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(outs)
 	}
-	fmt.Fprintf(a.stdout, "DROP TABLE sbtest%d (%d rows) at %ds; %d threads of point selects on sbtest1..%d (%d rows each)\n\n",
+	fmt.Fprintf(a.io.Out, "DROP TABLE sbtest%d (%d rows) at %ds; %d threads of point selects on sbtest1..%d (%d rows each)\n\n",
 		opts.tables+1, opts.dropRows, opts.dropAt, opts.threads, opts.tables, opts.tableSize)
-	return ahi.WriteDropTable(a.stdout, outs)
+	return ahi.WriteDropTable(a.io.Out, outs)
 }
 
 // modelRunOptions are the flags of `perfbisect model run`.
@@ -222,27 +222,27 @@ func runModelRun(ctx context.Context, a *app, opts modelRunOptions) error {
 	}
 	defer b.Close()
 	if !opts.json {
-		pointselect.WriteHeader(a.stderr, cfg, b.Simulated())
+		pointselect.WriteHeader(a.io.Err, cfg, b.Simulated())
 	}
-	res, err := pointselect.Run(ctx, b, cfg, a.stderr)
+	res, err := pointselect.Run(ctx, b, cfg, a.io.Err)
 	if err != nil {
 		return fmt.Errorf("model run: %w", err)
 	}
 	b.Close()
 	rep := b.Report(opts.threads)
 	if opts.json {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(struct {
 			Result *pointselect.Result `json:"result"`
 			Model  ahi.Report          `json:"model"`
 		}{res, rep})
 	}
-	if err := pointselect.WriteSummary(a.stdout, res, false); err != nil {
+	if err := pointselect.WriteSummary(a.io.Out, res, false); err != nil {
 		return err
 	}
-	fmt.Fprintln(a.stdout)
-	return ahi.WriteReport(a.stdout, rep)
+	fmt.Fprintln(a.io.Out)
+	return ahi.WriteReport(a.io.Out, rep)
 }
 
 func runModelDirect(ctx context.Context, a *app, opts modelRunOptions, k ahi.Knobs) error {
@@ -253,9 +253,9 @@ func runModelDirect(ctx context.Context, a *app, opts modelRunOptions, k ahi.Kno
 		return usageErrorf("%v", err)
 	}
 	if opts.json {
-		enc := json.NewEncoder(a.stdout)
+		enc := json.NewEncoder(a.io.Out)
 		enc.SetIndent("", "  ")
 		return enc.Encode(res)
 	}
-	return ahi.WriteSimResult(a.stdout, res)
+	return ahi.WriteSimResult(a.io.Out, res)
 }

@@ -130,7 +130,7 @@ func runPointselectPrepare(ctx context.Context, a *app, opts *pointselectOptions
 		return err
 	}
 	defer db.Close()
-	res, err := pointselect.Prepare(ctx, db, cfg, a.stderr)
+	res, err := pointselect.Prepare(ctx, db, cfg, a.io.Err)
 	if err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func runPointselectPrepare(ctx context.Context, a *app, opts *pointselectOptions
 	for _, t := range res.Tables {
 		count[t.Action]++
 	}
-	fmt.Fprintf(a.stderr, "Prepared %d table(s) of %d rows in %.1fs: %d created, %d replaced (%s), %d kept\n",
+	fmt.Fprintf(a.io.Err, "Prepared %d table(s) of %d rows in %.1fs: %d created, %d replaced (%s), %d kept\n",
 		len(res.Tables), opts.tableSize, res.Duration.Seconds(), count["created"], count["replaced"], res.Method, count["kept"])
 	return nil
 }
@@ -154,7 +154,7 @@ func newPointselectCleanupCmd(a *app, opts *pointselectOptions) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			return pointselect.Cleanup(cmd.Context(), db, opts.tables, a.stderr)
+			return pointselect.Cleanup(cmd.Context(), db, opts.tables, a.io.Err)
 		},
 	}
 }

@@ -60,15 +60,15 @@ func runPointselectRun(ctx context.Context, a *app, opts *pointselectOptions) er
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(pointselect.ClientProcs(opts.clientProcs)))
 	if !opts.json {
-		pointselect.WriteHeader(a.stderr, cfg, false)
+		pointselect.WriteHeader(a.io.Err, cfg, false)
 	}
-	res, err := pointselect.Run(ctx, b, cfg, a.stderr)
+	res, err := pointselect.Run(ctx, b, cfg, a.io.Err)
 	if res != nil {
 		if opts.json {
-			if jerr := pointselect.WriteJSON(a.stdout, res); jerr != nil && err == nil {
+			if jerr := pointselect.WriteJSON(a.io.Out, res); jerr != nil && err == nil {
 				err = jerr
 			}
-		} else if werr := pointselect.WriteSummary(a.stdout, res, bool(opts.histogram)); werr != nil && err == nil {
+		} else if werr := pointselect.WriteSummary(a.io.Out, res, bool(opts.histogram)); werr != nil && err == nil {
 			err = werr
 		}
 	}

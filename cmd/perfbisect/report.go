@@ -85,9 +85,9 @@ func runReport(ctx context.Context, a *app, o reportOptions) error {
 		return fileReport(ctx, a, o, in, opts)
 	}
 	if o.format == "json" {
-		return report.JSON(a.stdout, in, opts)
+		return report.JSON(a.io.Out, in, opts)
 	}
-	return report.Markdown(a.stdout, in, opts)
+	return report.Markdown(a.io.Out, in, opts)
 }
 
 // loadReportInput reads a finished bisect's result document.
@@ -138,7 +138,7 @@ func fileReport(ctx context.Context, a *app, o reportOptions, in report.Input, o
 	if token == "" && !o.dryRun {
 		return fmt.Errorf("--github needs a token in GITHUB_TOKEN (with read and write access to issues)")
 	}
-	f := &ghissue.Filer{Owner: owner, Repo: name, DryRun: o.dryRun, Token: token, Log: a.stderr}
+	f := &ghissue.Filer{Owner: owner, Repo: name, DryRun: o.dryRun, Token: token, Log: a.io.Err}
 	if token != "" {
 		if f.Client, err = ghissue.NewGitHubClient(token, o.githubAPI); err != nil {
 			return usageErrorf("--github-api-url: %v", err)
@@ -155,22 +155,22 @@ func fileReport(ctx context.Context, a *app, o reportOptions, in report.Input, o
 func printFiling(a *app, repo string, fl ghissue.Filing) {
 	switch fl.Action {
 	case "created":
-		fmt.Fprintf(a.stdout, "created issue #%d in %s: %s\n", fl.Number, repo, fl.URL)
+		fmt.Fprintf(a.io.Out, "created issue #%d in %s: %s\n", fl.Number, repo, fl.URL)
 		return
 	case "commented":
-		fmt.Fprintf(a.stdout, "commented on issue #%d in %s (it already carries marker %s): %s\n", fl.Number, repo, fl.Marker, fl.URL)
+		fmt.Fprintf(a.io.Out, "commented on issue #%d in %s (it already carries marker %s): %s\n", fl.Number, repo, fl.Marker, fl.URL)
 		return
 	case "unchanged":
-		fmt.Fprintf(a.stdout, "issue #%d in %s already carries this evidence (same good and bad commits, same workload): nothing posted: %s\n", fl.Number, repo, fl.URL)
+		fmt.Fprintf(a.io.Out, "issue #%d in %s already carries this evidence (same good and bad commits, same workload): nothing posted: %s\n", fl.Number, repo, fl.URL)
 		return
 	case "would-comment":
-		fmt.Fprintf(a.stdout, "dry run: would comment on issue #%d in %s (open, carries marker %s)\n", fl.Number, repo, fl.Marker)
+		fmt.Fprintf(a.io.Out, "dry run: would comment on issue #%d in %s (open, carries marker %s)\n", fl.Number, repo, fl.Marker)
 	default:
 		why := "no open issue carries marker " + fl.Marker
 		if !fl.LookedUp {
 			why = "existing issues not looked up: no GITHUB_TOKEN; marker " + fl.Marker
 		}
-		fmt.Fprintf(a.stdout, "dry run: would create an issue in %s (%s)\ntitle: %s\nlabels: %v\n", repo, why, fl.Title, fl.Labels)
+		fmt.Fprintf(a.io.Out, "dry run: would create an issue in %s (%s)\ntitle: %s\nlabels: %v\n", repo, why, fl.Title, fl.Labels)
 	}
-	fmt.Fprintf(a.stdout, "----- body -----\n%s", fl.Body)
+	fmt.Fprintf(a.io.Out, "----- body -----\n%s", fl.Body)
 }

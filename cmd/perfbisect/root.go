@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
 // version is set at link time: -ldflags "-X main.version=v1.2.3".
@@ -18,20 +18,19 @@ var version = "dev"
 // flags and lazily opened dependencies. Nothing here opens a database or a
 // repository until a command asks for it, so --help never does.
 type app struct {
-	stdout, stderr io.Writer
-	dbURL          string // --db or PERFBISECT_DB; empty means the embedded default
-	verbose        bool
-	log            *slog.Logger
+	io      *ui.IO // stdout for results, stderr for people, one logger
+	dbURL   string // --db or PERFBISECT_DB; empty means the embedded default
+	verbose bool
 }
 
 // openStore opens the store named by --db / PERFBISECT_DB, applying
 // pending migrations.
 func (a *app) openStore(ctx context.Context) (*store.Store, error) {
-	return store.Open(ctx, a.dbURL, store.Options{Logger: a.log})
+	return store.Open(ctx, a.dbURL, store.Options{Logger: a.io.Log})
 }
 
 func newRootCmd(stdout, stderr io.Writer) *cobra.Command {
-	a := &app{stdout: stdout, stderr: stderr}
+	a := &app{io: ui.New(stdout, stderr, false)}
 	cmd := &cobra.Command{
 		Use:   "perfbisect",
 		Short: "Find the commit that made MariaDB slower (or faster)",
@@ -52,11 +51,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 			if a.dbURL == "" {
 				a.dbURL = os.Getenv("PERFBISECT_DB")
 			}
-			level := slog.LevelWarn
-			if a.verbose {
-				level = slog.LevelDebug
-			}
-			a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+			a.io.Log = ui.Logger(stderr, a.verbose)
 			return nil
 		},
 	}

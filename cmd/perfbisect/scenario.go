@@ -67,11 +67,11 @@ func runScenarioList(ctx context.Context, a *app, opts scenarioListOptions) erro
 		list = append(list, e)
 	}
 	if opts.json {
-		return scenarioWriteJSON(a.stdout, list)
+		return scenarioWriteJSON(a.io.Out, list)
 	}
 	for _, e := range list {
-		fmt.Fprintf(a.stdout, "%-24s %3d commits  tags: %s\n", e.Name, e.Commits, strings.Join(e.Tags, " "))
-		fmt.Fprintf(a.stdout, "%-24s %s\n", "", scenarioFirstSentence(e.Description))
+		fmt.Fprintf(a.io.Out, "%-24s %3d commits  tags: %s\n", e.Name, e.Commits, strings.Join(e.Tags, " "))
+		fmt.Fprintf(a.io.Out, "%-24s %s\n", "", scenarioFirstSentence(e.Description))
 	}
 	return nil
 }
@@ -107,14 +107,14 @@ func runScenarioShow(ctx context.Context, a *app, opts scenarioShowOptions) erro
 		if err != nil {
 			return err
 		}
-		_, err = fmt.Fprintf(a.stdout, "%s\n", b)
+		_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
 		return err
 	}
 	states, err := s.States()
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
-	w := a.stdout
+	w := a.io.Out
 	fmt.Fprintf(w, "scenario:  %s\n", s.Name)
 	fmt.Fprintf(w, "workload:  %d tables x %d rows, %d threads; noise cv %.2g %%\n",
 		s.Workload.Tables, s.Workload.TableSize, s.Workload.Threads, 100*s.NoiseCV)
@@ -182,9 +182,9 @@ func runScenarioMaterialize(ctx context.Context, a *app, opts scenarioMaterializ
 	for _, c := range s.Commits {
 		tags = append(tags, c.Tags...)
 	}
-	fmt.Fprintf(a.stdout, "materialised %s into %s: %d commits, HEAD on branch %s\n", s.Name, m.Dir, len(m.Commits), m.Head)
+	fmt.Fprintf(a.io.Out, "materialised %s into %s: %d commits, HEAD on branch %s\n", s.Name, m.Dir, len(m.Commits), m.Head)
 	if len(tags) > 0 {
-		fmt.Fprintf(a.stdout, "tags: %s\n", strings.Join(tags, " "))
+		fmt.Fprintf(a.io.Out, "tags: %s\n", strings.Join(tags, " "))
 	}
 	return nil
 }

@@ -13,13 +13,13 @@ import (
 func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 	r := o.Result
 	mode := ""
-	if o.Request.DryRun {
-		mode = fmt.Sprintf(" (dry run: scenario %s, seed %d; numbers come from the AHI model)", scenarioName(o.Request.Scenario), o.Request.Seed)
+	if sp := o.Request.Spec; sp.DryRun {
+		mode = fmt.Sprintf(" (dry run: scenario %s, seed %d; numbers come from the AHI model)", o.Report.Request.Scenario, sp.Seed)
 	}
 	fmt.Fprintf(w, "bisect %s%s\n", o.BisectID, mode)
 	e := r.Endpoints
-	fmt.Fprintf(w, "good %s %s: %.0f tps (%d runs)\n", o.Request.Good, r.Good, e.OldMean, e.OldRuns)
-	fmt.Fprintf(w, "bad  %s %s: %.0f tps (%d runs)\n", o.Request.Bad, r.Bad, e.NewMean, e.NewRuns)
+	fmt.Fprintf(w, "good %s %s: %.0f tps (%s)\n", o.Request.Good, r.Good, e.OldMean, runsOf(r, r.Good, e.OldRuns))
+	fmt.Fprintf(w, "bad  %s %s: %.0f tps (%s)\n", o.Request.Bad, r.Bad, e.NewMean, runsOf(r, r.Bad, e.NewRuns))
 	fmt.Fprintf(w, "change %s, run-to-run noise %.2f %%\n", change(e), 100*r.Noise.CV)
 	if r.MergeBase != nil {
 		fmt.Fprintf(w, "merge base %s performs like %s\n", r.MergeBase, mergeBaseLike(r.MergeBaseLike, o.Request))
@@ -87,4 +87,19 @@ func mergeBaseLike(like string, r pipeline.Request) string {
 		return "both (within noise)"
 	}
 	return "neither"
+}
+
+// runsOf says how many runs a commit was measured: all of them, and the
+// number the comparison used when that differs.
+func runsOf(r *bisect.Result, c bisect.Commit, compared int) string {
+	n := compared
+	for _, m := range r.Commits {
+		if m.Commit.Hash == c.Hash {
+			n = len(m.Samples)
+		}
+	}
+	if n == compared {
+		return fmt.Sprintf("%d runs", n)
+	}
+	return fmt.Sprintf("%d runs, %d in the comparison", n, compared)
 }

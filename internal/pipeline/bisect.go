@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
 
@@ -17,13 +18,12 @@ import (
 type Request struct {
 	Good string `json:"good"`
 	Bad  string `json:"bad"`
-	// Repo is the repository directory (real mode).
-	Repo string `json:"repo,omitempty"`
-	// DryRun marks a model bisect over Scenario (a built-in name or the
-	// scenario file's content digest) with Seed.
-	DryRun   bool   `json:"dry_run,omitempty"`
-	Scenario string `json:"scenario,omitempty"`
-	Seed     uint64 `json:"seed,omitempty"`
+	// Spec is the target: the model over a scenario, or real builds.
+	Spec Spec `json:"spec"`
+	// Scenario and ScenarioDigest name the dry run's scenario and its
+	// content, so an edited scenario file is a new request.
+	Scenario       string `json:"scenario,omitempty"`
+	ScenarioDigest string `json:"scenario_digest,omitempty"`
 	// Config is the engine's statistical configuration.
 	Config bisect.Config `json:"config"`
 	// WorkloadHash identifies the workload and environment the samples
@@ -39,26 +39,16 @@ func (r Request) Key() string {
 	return hex.EncodeToString(sum[:12])
 }
 
-// A Bisect runs one bisect against the store: it checks the request
-// before writing anything, resumes an earlier bisect of the same request
-// (or the one named by ResumeID), journals every step, and stores the
-// result.
-type Bisect struct {
-	Store    *store.Store
-	History  bisect.History
-	Measurer *Measurer
-	Request  Request
-	Progress bisect.Progress
-	// ResumeID continues that bisect; "" resumes the newest bisect of the
-	// same request, if any.
+// BisectOptions are what one bisect of a Target is asked.
+type BisectOptions struct {
+	Good, Bad string
+	Config    bisect.Config
+	// ResumeID continues that stored bisect; "" resumes the newest bisect
+	// of the same request, if any.
 	ResumeID string
-	// New starts a new bisect even when one of the same request exists.
-	New bool
-	// Document makes the stored result document from the engine's result
-	// (the report's input); nil stores an Outcome.
-	Document func(ctx context.Context, o *Outcome) (any, error)
-	// Warn receives one-line notices (a journal that no longer replays).
-	Warn func(msg string)
+	// Fresh starts a new bisect and measures again instead of reusing
+	// stored runs.
+	Fresh bool
 }
 
 // An Outcome is a finished bisect.
@@ -71,116 +61,156 @@ type Outcome struct {
 	// back from the store.
 	Taken  int `json:"taken"`
 	Reused int `json:"reused"`
-	// Document is what was stored as the result document.
-	Document any `json:"-"`
+	// ModelNotes lists what a dry run's numbers rest on.
+	ModelNotes []string `json:"model_notes,omitempty"`
+	// Report is the report's input, also stored as the result document.
+	Report report.Input `json:"-"`
 }
 
-// Check resolves the revisions and rejects requests with nothing to
-// bisect, before anything is written.
-func Check(ctx context.Context, h bisect.History, good, bad string) error {
-	g, err := h.Resolve(ctx, good)
-	if err != nil {
-		return fmt.Errorf("good revision: %w", err)
-	}
-	b, err := h.Resolve(ctx, bad)
-	if err != nil {
-		return fmt.Errorf("bad revision: %w", err)
-	}
-	if g.Hash == b.Hash {
-		return fmt.Errorf("--good %s and --bad %s are the same commit %s: nothing to bisect", good, bad, g.Short)
-	}
-	if back, err := h.IsAncestor(ctx, b.Hash, g.Hash); err != nil {
-		return err
-	} else if back {
-		return fmt.Errorf("--bad %s (%s) is older than --good %s (%s): the range is empty; swap them (and add --improvement if the newer one is faster)",
-			bad, b.Short, good, g.Short)
-	}
-	return nil
+// An InterruptedError ends a bisect stopped by its context (Ctrl-C,
+// SIGTERM): the bisect is marked interrupted and every run taken is kept.
+type InterruptedError struct {
+	BisectID string
+	Err      error // the context's error
 }
 
-// Run checks, opens or resumes the stored bisect, runs the engine and
-// stores the result.
-func (b *Bisect) Run(ctx context.Context, cfg bisect.Config) (*Outcome, error) {
-	if err := Check(ctx, b.History, b.Request.Good, b.Request.Bad); err != nil {
-		return nil, err
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("interrupted: rerun the same command to resume bisect %s (every run taken is kept)", e.BisectID)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Err }
+
+// ResumeRequest reads the request of stored bisect id, for --resume.
+func ResumeRequest(ctx context.Context, s *store.Store, id string) (Request, error) {
+	row, err := s.Bisect(ctx, id)
+	if err != nil {
+		return Request{}, fmt.Errorf("--resume %s: %w (list them with 'perfbisect db bisects')", id, err)
 	}
-	row, resumed, err := b.open(ctx)
+	var req Request
+	if err := json.Unmarshal(row.Request, &req); err != nil || req.Good == "" {
+		return Request{}, fmt.Errorf("bisect %s was stored by another perfbisect version and cannot be resumed; start it again with --good and --bad", id)
+	}
+	return req, nil
+}
+
+// Bisect plans the bisect (resolving good and bad once; a bad request
+// writes nothing), opens or resumes its stored record, runs the engine
+// with every sample kept in the store, and stores the report's input as
+// the result.
+func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) {
+	eng := &bisect.Engine{History: t.History, Config: o.Config}
+	plan, err := eng.Plan(ctx, o.Good, o.Bad)
 	if err != nil {
 		return nil, err
 	}
-	eng := &bisect.Engine{History: b.History, Measurer: b.Measurer, Progress: b.Progress, Config: cfg,
-		Journal: &Journal{Store: b.Store, BisectID: row.ID}}
-	res, err := eng.Run(ctx, b.Request.Good, b.Request.Bad)
-	if errors.Is(err, bisect.ErrJournalMismatch) && b.ResumeID == "" {
+	if plan.Reversed {
+		return nil, plan.ReversedError(o.Good, o.Bad)
+	}
+	req := Request{Good: o.Good, Bad: o.Bad, Spec: t.Spec, Scenario: t.ScenarioName(), ScenarioDigest: t.ScenarioDigest, Config: o.Config,
+		WorkloadHash: t.Workload.ConfigHash + "/" + t.Workload.Environment.Fingerprint()}
+	row, resumed, err := t.openBisect(ctx, req, o)
+	if err != nil {
+		return nil, err
+	}
+	if resumed {
+		if err := t.store.FinishBisect(ctx, row.ID, store.BisectRunning, nil); err != nil {
+			return nil, err
+		}
+	}
+	m := t.Measurer(o.Fresh)
+	eng.Measurer = m
+	eng.Progress = newProgress(t.io, plan, o.Good, o.Bad)
+	eng.Journal = &Journal{Store: t.store, BisectID: row.ID}
+	res, err := eng.Execute(ctx, plan)
+	if errors.Is(err, bisect.ErrJournalMismatch) && o.ResumeID == "" && ctx.Err() == nil {
 		// Steps recorded by another engine version: start a new bisect;
 		// the stored runs are still reused, so nothing is measured twice.
-		if b.Warn != nil {
-			b.Warn(fmt.Sprintf("bisect %s was recorded by another perfbisect version and does not replay; starting a new one (stored runs are reused)", row.ID))
-		}
-		b.New = true
-		if row, resumed, err = b.open(ctx); err != nil {
+		t.io.Warnf("bisect %s was recorded by another perfbisect version and does not replay; starting a new one (stored runs are reused)", row.ID)
+		o.Fresh = false
+		if row, err = t.createBisect(ctx, req); err != nil {
 			return nil, err
 		}
-		eng.Journal = &Journal{Store: b.Store, BisectID: row.ID}
-		res, err = eng.Run(ctx, b.Request.Good, b.Request.Bad)
+		resumed = false
+		eng.Journal = &Journal{Store: t.store, BisectID: row.ID}
+		res, err = eng.Execute(ctx, plan)
 	}
 	if err != nil {
-		if ctx.Err() == nil {
-			msg, _ := json.Marshal(map[string]string{"error": err.Error()})
-			b.Store.FinishBisect(context.WithoutCancel(ctx), row.ID, store.BisectFailed, msg)
-		}
-		return nil, fmt.Errorf("bisect %s: %w", row.ID, err)
+		return nil, t.failBisect(ctx, row.ID, err)
 	}
-	o := &Outcome{BisectID: row.ID, Resumed: resumed, Request: b.Request, Result: res,
-		Taken: b.Measurer.Taken, Reused: b.Measurer.Reused}
-	o.Document = o
-	if b.Document != nil {
-		if o.Document, err = b.Document(ctx, o); err != nil {
-			return nil, err
-		}
+	out := &Outcome{BisectID: row.ID, Resumed: resumed, Request: req, Result: res,
+		Taken: m.Taken, Reused: m.Reused, ModelNotes: t.Notes()}
+	if out.Report, err = t.ReportInput(ctx, out); err != nil {
+		return nil, err
 	}
-	doc := o.Document
-	raw, err := json.Marshal(doc)
+	raw, err := json.Marshal(out.Report)
 	if err != nil {
 		return nil, err
 	}
-	if err := b.Store.FinishBisect(ctx, row.ID, store.BisectDone, raw); err != nil {
+	if err := t.store.FinishBisect(ctx, row.ID, store.BisectDone, raw); err != nil {
 		return nil, err
 	}
-	return o, nil
+	return out, nil
 }
 
-// open finds the bisect to continue or creates one.
-func (b *Bisect) open(ctx context.Context) (store.Bisect, bool, error) {
-	if b.ResumeID != "" {
-		row, err := b.Store.Bisect(ctx, b.ResumeID)
+// failBisect records how a bisect ended early: interrupted (ctx) or
+// failed, and returns the error to report.
+func (t *Target) failBisect(ctx context.Context, id string, err error) error {
+	bg := context.WithoutCancel(ctx)
+	if ctx.Err() != nil {
+		msg, _ := json.Marshal(map[string]string{"interrupted": ctx.Err().Error()})
+		if serr := t.store.FinishBisect(bg, id, store.BisectInterrupted, msg); serr != nil {
+			t.io.Warnf("marking bisect %s interrupted: %v", id, serr)
+		}
+		return &InterruptedError{BisectID: id, Err: ctx.Err()}
+	}
+	msg, _ := json.Marshal(map[string]string{"error": err.Error()})
+	if serr := t.store.FinishBisect(bg, id, store.BisectFailed, msg); serr != nil {
+		t.io.Warnf("marking bisect %s failed: %v", id, serr)
+	}
+	return fmt.Errorf("bisect %s: %w", id, err)
+}
+
+// openBisect finds the bisect to continue or creates one.
+func (t *Target) openBisect(ctx context.Context, req Request, o BisectOptions) (store.Bisect, bool, error) {
+	if o.ResumeID != "" {
+		row, err := t.store.Bisect(ctx, o.ResumeID)
 		if err != nil {
 			return row, false, err
 		}
-		var req Request
-		if err := json.Unmarshal(row.Request, &req); err != nil {
+		var stored Request
+		if err := json.Unmarshal(row.Request, &stored); err != nil {
 			return row, false, fmt.Errorf("bisect %s: unreadable request: %w", row.ID, err)
 		}
-		if req.WorkloadHash != b.Request.WorkloadHash {
+		if stored.WorkloadHash != req.WorkloadHash {
 			return row, false, fmt.Errorf("bisect %s was measured with another workload or on another machine; "+
 				"rerun it with the same workload and server flags", row.ID)
 		}
+		t.io.Printf("resuming bisect %s", row.ID)
 		return row, true, nil
 	}
-	key := b.Request.Key()
-	if !b.New {
-		row, err := b.Store.LatestBisect(ctx, key)
+	if !o.Fresh {
+		row, err := t.store.LatestBisect(ctx, req.Key())
 		if err == nil {
+			t.io.Printf("resuming bisect %s (the same request was started %s)", row.ID, row.CreatedAt.Local().Format("2006-01-02 15:04"))
 			return row, true, nil
 		}
 		if !errors.Is(err, store.ErrNotFound) {
 			return row, false, err
 		}
 	}
-	req, err := json.Marshal(b.Request)
+	row, err := t.createBisect(ctx, req)
+	return row, false, err
+}
+
+func (t *Target) createBisect(ctx context.Context, req Request) (store.Bisect, error) {
+	raw, err := json.Marshal(req)
 	if err != nil {
-		return store.Bisect{}, false, err
+		return store.Bisect{}, err
 	}
-	row := store.Bisect{RequestKey: key, Request: req}
-	return row, false, b.Store.CreateBisect(ctx, &row)
+	row := store.Bisect{RequestKey: req.Key(), Request: raw}
+	if err := t.store.CreateBisect(ctx, &row); err != nil {
+		return row, err
+	}
+	t.io.Printf("bisect %s: %s..%s (rerun the same command to resume it if it stops)", row.ID, req.Good, req.Bad)
+	return row, nil
 }

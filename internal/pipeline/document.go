@@ -13,22 +13,15 @@ import (
 	"github.com/perfbisect/perfbisect/internal/report/reportgit"
 )
 
-// ReportInput makes the report's input from a finished bisect: the
-// engine's result, the request, the benchmark, and what git says about
-// the commits. It is what the store keeps as the bisect's result document.
-func ReportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Benchmark, model *report.ModelNotes) (report.Input, error) {
+// reportInput makes the report's input from a finished bisect. It is what
+// the store keeps as the bisect's result document.
+func reportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Benchmark, model *report.ModelNotes, scenario string) (report.Input, error) {
 	in := report.Input{
 		Version: report.InputVersion,
 		Result:  *o.Result,
 		Request: report.Request{BisectID: o.BisectID, Good: o.Request.Good, Bad: o.Request.Bad,
-			RemoteURL: r.RemoteURL("origin"), DryRun: o.Request.DryRun, Model: model},
+			RemoteURL: r.RemoteURL("origin"), DryRun: o.Request.Spec.DryRun, Model: model, Scenario: scenario},
 		Benchmark: bench,
-	}
-	if o.Request.DryRun {
-		in.Request.Scenario = o.Request.Scenario
-		if i := strings.LastIndexByte(in.Request.Scenario, '@'); i >= 0 {
-			in.Request.Scenario = in.Request.Scenario[:i]
-		}
 	}
 	if err := reportgit.Fill(ctx, r, &in); err != nil {
 		return in, err

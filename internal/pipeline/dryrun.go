@@ -17,6 +17,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/repo"
 	"github.com/perfbisect/perfbisect/internal/scenario"
 	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
 // ModelEnvironment is the environment of every dry-run sample: the model's
@@ -28,46 +29,48 @@ var ModelEnvironment = store.Environment{CPUModel: "perfbisect AHI model (determ
 type DryRun struct {
 	Scenario *scenario.Scenario
 	Repo     *repo.Repo
-	History  *History
 	Sampler  *ModelSampler
 	Workload Workload
+	Digest   string // the scenario content's digest
 }
 
-// DryRunOptions tune OpenDryRun.
-type DryRunOptions struct {
-	// CacheDir holds materialised scenarios, one folder per scenario
-	// content (required).
-	CacheDir string
-	// Seed makes the model's numbers; equal seeds give equal numbers.
-	// Default 1.
-	Seed uint64
-	// Duration is the simulated length of one run. Default 60 s.
-	Duration time.Duration
-	// SampleEvents is the number of events the model executes per run
-	// (see ahi.SimConfig). Default 20,000: its sampling error stays well
-	// below the scenarios' noise.
-	SampleEvents int
+// The dry run's fixed settings: the simulated length of one run, and the
+// events the model executes per run (its sampling error stays well below
+// the scenarios' noise).
+const (
+	dryRunDuration     = 60 * time.Second
+	dryRunSampleEvents = 20000
+)
+
+// openDryRun materialises the spec's scenario (once per content, under
+// cache/scenarios; later calls reuse the repository) and wires the model
+// as its sampler.
+func openDryRun(ctx context.Context, s *store.Store, spec Spec, cache string, io *ui.IO) (*Target, error) {
+	sc, err := scenario.Load(spec.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	if spec.Seed == 0 {
+		spec.Seed = 1
+	}
+	d, err := materializeDryRun(ctx, sc, filepath.Join(cache, "scenarios"), spec.Seed)
+	if err != nil {
+		return nil, err
+	}
+	io.Printf("dry run: scenario %s materialised in %s; the model stands in for MariaDB", sc.Name, d.Repo.Dir())
+	return &Target{Spec: spec, store: s, Repo: d.Repo, History: &History{Repo: d.Repo}, Workload: d.Workload,
+		ScenarioDigest: d.Digest, io: io, sampler: d.Sampler, benchmark: d.Benchmark(), model: d}, nil
 }
 
-// OpenDryRun materialises sc (once per content; later calls reuse the
-// repository) and wires the model as its sampler.
-func OpenDryRun(ctx context.Context, sc *scenario.Scenario, opts DryRunOptions) (*DryRun, error) {
-	if opts.Seed == 0 {
-		opts.Seed = 1
-	}
-	if opts.Duration == 0 {
-		opts.Duration = 60 * time.Second
-	}
-	if opts.SampleEvents == 0 {
-		opts.SampleEvents = 20000
-	}
+// materializeDryRun materialises sc under dir and wires the model.
+func materializeDryRun(ctx context.Context, sc *scenario.Scenario, dir string, seed uint64) (*DryRun, error) {
 	content, err := sc.JSON()
 	if err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(content)
 	digest := hex.EncodeToString(sum[:6])
-	dir := filepath.Join(opts.CacheDir, sc.Name+"-"+digest)
+	dir = filepath.Join(dir, sc.Name+"-"+digest)
 	if err := materializeOnce(ctx, sc, dir); err != nil {
 		return nil, err
 	}
@@ -84,20 +87,20 @@ func OpenDryRun(ctx context.Context, sc *scenario.Scenario, opts DryRunOptions) 
 		Duration     string            `json:"duration"`
 		Seed         uint64            `json:"seed"`
 		SampleEvents int               `json:"sample_events"`
-	}{"model", sc.Name, digest, sc.Workload, sc.NoiseCV, opts.Duration.String(), opts.Seed, opts.SampleEvents})
+	}{"model", sc.Name, digest, sc.Workload, sc.NoiseCV, dryRunDuration.String(), seed, dryRunSampleEvents})
 	if err != nil {
 		return nil, err
 	}
 	csum := sha256.Sum256(config)
-	d := &DryRun{
+	return &DryRun{
 		Scenario: sc,
 		Repo:     r,
-		History:  &History{Repo: r},
-		Sampler:  &ModelSampler{Repo: r, Scenario: sc, Seed: opts.Seed, Duration: opts.Duration, SampleEvents: opts.SampleEvents},
+		Digest:   digest,
+		Sampler: &ModelSampler{Repo: r, Scenario: sc, Seed: seed, Duration: dryRunDuration,
+			SampleEvents: dryRunSampleEvents},
 		Workload: Workload{Name: "oltp_point_select", Config: config, ConfigHash: hex.EncodeToString(csum[:8]),
 			Environment: ModelEnvironment},
-	}
-	return d, nil
+	}, nil
 }
 
 // materializeOnce writes the scenario into dir unless a complete copy is

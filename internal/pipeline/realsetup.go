@@ -2,7 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -11,56 +11,72 @@ import (
 	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/runner"
 	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
-// RealOptions say how to build and measure real MariaDB commits.
-type RealOptions struct {
-	// RepoDir is the MariaDB clone. Default ".".
-	RepoDir string
-	// CacheDir holds builds, ccache, prepared data and datadir copies.
-	// Default os.UserCacheDir()/perfbisect.
-	CacheDir string
-	// RecipeFile, when set, is a recipe file read over the default MariaDB
-	// recipe; CMakeFlags are appended after it.
-	RecipeFile string
-	CMakeFlags []string
-	// Server is the template of every server (AHI, options, CPUs).
-	Server runner.ServerConfig
-	// Protocol is how each build is measured.
-	Protocol runner.Protocol
-	// Progress receives build and run progress (stderr).
-	Progress io.Writer
-}
-
-// A Real is the pipeline of real builds: history, sampler and workload.
-type Real struct {
-	Repo     *repo.Repo
-	History  *History
-	Sampler  *BuildSampler
-	Workload Workload
-	opts     RealOptions
-	recipe   build.Recipe
-}
-
-// OpenReal opens the clone and sets up the builder and the bench.
-func OpenReal(ctx context.Context, s *store.Store, o RealOptions) (*Real, error) {
-	if o.RepoDir == "" {
-		o.RepoDir = "."
+// Validate rejects a real spec that cannot be measured, before anything
+// is built: the message names the flag.
+func (r RealSpec) Validate() error {
+	if r.AHI != "" && r.AHI != "on" && r.AHI != "off" {
+		return fmt.Errorf("--ahi %q: want on or off", r.AHI)
 	}
-	r, err := repo.Open(ctx, o.RepoDir)
+	return r.protocol().Run.Validate()
+}
+
+// protocol is the runner protocol of the spec, on runner.DefaultProtocol.
+func (r RealSpec) protocol() runner.Protocol {
+	p := runner.DefaultProtocol
+	set := func(dst *int, v int) {
+		if v != 0 {
+			*dst = v
+		}
+	}
+	set(&p.Run.Tables, r.Tables)
+	set(&p.Run.Threads, r.Threads)
+	if r.TableSize != 0 {
+		p.Run.TableSize = r.TableSize
+	}
+	if r.Time != 0 {
+		p.Run.Time = r.Time
+	}
+	if r.Warmup != 0 {
+		p.Run.Warmup = r.Warmup
+	}
+	if r.RandType != "" {
+		p.Run.Rand.Type = r.RandType
+	}
+	p.Restart = !r.NoRestart
+	return p
+}
+
+// openReal opens the clone and sets up the builder and the bench: builds,
+// ccache and prepared data live under cache.
+func openReal(ctx context.Context, s *store.Store, spec Spec, cache string, io *ui.IO) (*Target, error) {
+	o := spec.Real
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.ClientCPUs != "" {
+		if err := runner.PinProcess(o.ClientCPUs); err != nil {
+			return nil, fmt.Errorf("--client-cpus: %w", err)
+		}
+	}
+	if o.Repo == "" {
+		o.Repo = "."
+	}
+	r, err := repo.Open(ctx, o.Repo)
 	if err != nil {
 		return nil, err
 	}
+	spec.Real.Repo = r.Dir() // stored absolute, so --resume works from anywhere
 	cfg, err := build.DefaultConfig()
 	if err != nil {
 		return nil, err
 	}
-	if o.CacheDir != "" {
-		cfg.CacheDir, cfg.CcacheDir = o.CacheDir, filepath.Join(o.CacheDir, "ccache")
-	}
+	cfg.CacheDir, cfg.CcacheDir = cache, filepath.Join(cache, "ccache")
 	recipe := build.DefaultRecipe()
-	if o.RecipeFile != "" {
-		if recipe, err = build.LoadRecipe(o.RecipeFile, recipe); err != nil {
+	if o.Recipe != "" {
+		if recipe, err = build.LoadRecipe(o.Recipe, recipe); err != nil {
 			return nil, err
 		}
 	}
@@ -69,43 +85,38 @@ func OpenReal(ctx context.Context, s *store.Store, o RealOptions) (*Real, error)
 	if err != nil {
 		return nil, err
 	}
-	bench := &runner.Bench{WorkDir: filepath.Join(cfg.CacheDir, "bench"), Server: o.Server, Protocol: o.Protocol,
-		Progress: o.Progress}
-	w, err := RealWorkload(o.Protocol, o.Server, b.RecipeHash())
+	proto := o.protocol()
+	server := runner.ServerConfig{AHI: o.AHI, Options: o.ServerOptions, CPUs: o.ServerCPUs}
+	bench := &runner.Bench{WorkDir: filepath.Join(cfg.CacheDir, "bench"), Server: server, Protocol: proto,
+		Progress: io.Progress()}
+	w, err := RealWorkload(proto, server, b.RecipeHash())
 	if err != nil {
 		return nil, err
 	}
-	h := &History{Repo: r}
-	return &Real{Repo: r, History: h, Workload: w, opts: o, recipe: recipe,
-		Sampler: &BuildSampler{Repo: r, Builder: b, Bench: bench, Store: s, Progress: o.Progress}}, nil
+	sampler := &BuildSampler{Repo: r, Builder: b, Bench: bench, Store: s, Progress: io.Progress()}
+	return &Target{Spec: spec, store: s, Repo: r, History: &History{Repo: r}, Workload: w, Identity: sampler.BinaryOf,
+		io: io, sampler: sampler, benchmark: realBenchmark(proto, server, recipe, w), close: sampler.Close}, nil
 }
 
-// Measurer returns the store-backed measurer of this pipeline, with
-// byte-identical binaries sharing samples.
-func (r *Real) Measurer(s *store.Store, fresh bool, log io.Writer) *Measurer {
-	return &Measurer{Store: s, Sampler: r.Sampler, Commit: r.History.StoreCommit, Workload: r.Workload,
-		Fresh: fresh, Log: log, BinaryOf: r.Sampler.BinaryOf}
-}
-
-// Benchmark describes the real workload and machine for a report.
-func (r *Real) Benchmark() report.Benchmark {
-	run := r.opts.Protocol.Run.WithDefaults()
-	env := r.Workload.Environment
-	opts := append([]string(nil), r.opts.Server.Options...)
-	if r.opts.Server.AHI != "" {
-		opts = append([]string{"innodb_adaptive_hash_index=" + r.opts.Server.AHI}, opts...)
+// realBenchmark describes the real workload and machine for a report.
+func realBenchmark(p runner.Protocol, server runner.ServerConfig, recipe build.Recipe, w Workload) report.Benchmark {
+	run := p.Run.WithDefaults()
+	env := w.Environment
+	opts := append([]string(nil), server.Options...)
+	if server.AHI != "" {
+		opts = append([]string{"innodb_adaptive_hash_index=" + server.AHI}, opts...)
 	}
 	notes := []string{"server restarted between runs"}
-	if !r.opts.Protocol.Restart {
+	if !p.Restart {
 		notes[0] = "one server for all runs of a build"
 	}
 	return report.Benchmark{
 		Workload: "oltp_point_select", Tables: run.Tables, TableSize: run.TableSize, Threads: run.Threads,
 		DurationSeconds: run.Time.Seconds(), WarmupSeconds: run.Warmup.Seconds(), RandType: run.Rand.Type,
-		ServerOptions: opts, BuildRecipe: "cmake -G Ninja " + strings.Join(r.recipe.CMakeFlags, " "),
+		ServerOptions: opts, BuildRecipe: "cmake -G Ninja " + strings.Join(recipe.CMakeFlags, " "),
 		Machine:     report.Machine{CPU: env.CPUModel, Cores: env.Cores, MemoryBytes: env.MemoryBytes, Kernel: env.Kernel},
 		Notes:       notes,
-		ConfigHash:  r.Workload.ConfigHash,
+		ConfigHash:  w.ConfigHash,
 		Environment: env.Fingerprint(),
 	}
 }

@@ -1,0 +1,159 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/repo"
+	"github.com/perfbisect/perfbisect/internal/report"
+	"github.com/perfbisect/perfbisect/internal/runner"
+	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
+)
+
+// A Spec says what perfbisect measures: the in-process AHI model over a
+// scenario's history (DryRun), or real builds of a MariaDB clone. It is
+// stored with every bisect, so `bisect --resume ID` rebuilds the same
+// target.
+type Spec struct {
+	// DryRun selects the model: Scenario is a built-in scenario name or a
+	// scenario file, Seed makes the model's numbers (default 1).
+	DryRun   bool   `json:"dry_run,omitempty"`
+	Scenario string `json:"scenario,omitempty"`
+	Seed     uint64 `json:"seed,omitempty"`
+	// Real says how real commits are built, started and measured.
+	Real RealSpec `json:"real,omitzero"`
+}
+
+// A RealSpec is how real MariaDB commits are built, started and measured.
+// Zero fields take runner.DefaultProtocol's values.
+type RealSpec struct {
+	Repo          string        `json:"repo,omitempty"` // the clone; default "."
+	Tables        int           `json:"tables,omitempty"`
+	TableSize     int64         `json:"table_size,omitempty"`
+	Threads       int           `json:"threads,omitempty"`
+	Time          time.Duration `json:"time,omitempty"`
+	Warmup        time.Duration `json:"warmup,omitempty"`
+	RandType      string        `json:"rand_type,omitempty"`
+	AHI           string        `json:"ahi,omitempty"` // "on", "off" or "" (the server's default)
+	ServerOptions []string      `json:"server_options,omitempty"`
+	CMakeFlags    []string      `json:"cmake_flags,omitempty"`
+	Recipe        string        `json:"recipe,omitempty"` // recipe file read over the default recipe
+	NoRestart     bool          `json:"no_restart,omitempty"`
+	ServerCPUs    string        `json:"server_cpus,omitempty"`
+	ClientCPUs    string        `json:"client_cpus,omitempty"`
+}
+
+// A Target is one opened Spec: the history to search, the sampler that
+// measures a commit, the workload that makes samples comparable, and what
+// a report says about them. Open makes one; Close stops whatever it
+// started (servers included).
+type Target struct {
+	Spec     Spec
+	Repo     *repo.Repo
+	History  *History
+	Workload Workload
+	// Identity names a commit's server binary when the target builds
+	// them (real mode): equal names share samples. Nil for the model.
+	Identity func(ctx context.Context, c bisect.Commit) (string, error)
+	// ScenarioDigest identifies the dry run's scenario content.
+	ScenarioDigest string
+
+	store     *store.Store
+	io        *ui.IO
+	sampler   Sampler
+	benchmark report.Benchmark
+	model     *DryRun // dry runs: model notes for the report
+	close     func() error
+}
+
+// Open opens the target of spec on store s, with progress on io. It fails before
+// anything is measured or stored when the spec is invalid: an unknown
+// scenario, a clone that is not a git repository, bad workload flags.
+func Open(ctx context.Context, s *store.Store, spec Spec, io *ui.IO) (*Target, error) {
+	cache, err := CacheDir()
+	if err != nil {
+		return nil, err
+	}
+	if spec.DryRun {
+		return openDryRun(ctx, s, spec, cache, io)
+	}
+	return openReal(ctx, s, spec, cache, io)
+}
+
+// CacheDir is perfbisect's cache: builds, ccache, prepared data,
+// materialised scenarios (os.UserCacheDir()/perfbisect; XDG_CACHE_HOME
+// moves it).
+func CacheDir() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("finding the cache directory: %w", err)
+	}
+	return filepath.Join(dir, "perfbisect"), nil
+}
+
+// Measurer returns the store-backed measurer of this target; fresh
+// ignores samples stored before it was made.
+func (t *Target) Measurer(fresh bool) *Measurer {
+	m := &Measurer{Store: t.store, Sampler: t.sampler, Commit: t.History.StoreCommit, Workload: t.Workload,
+		Fresh: fresh, BinaryOf: t.Identity}
+	if !t.Spec.DryRun {
+		m.Log = t.io.Progress()
+	}
+	return m
+}
+
+// Notes lists what the model's numbers rest on (dry runs; nil otherwise).
+func (t *Target) Notes() []string {
+	if t.model == nil {
+		return nil
+	}
+	var out []string
+	for n := range t.model.Sampler.Notes {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ScenarioName is the dry run's scenario name ("" in real mode).
+func (t *Target) ScenarioName() string {
+	if t.model == nil {
+		return ""
+	}
+	return t.model.Scenario.Name
+}
+
+// Close stops every server the target started. It is safe to call twice.
+func (t *Target) Close() error {
+	var err error
+	if t.close != nil {
+		err = t.close()
+		t.close = nil
+	}
+	runner.StopAll()
+	return err
+}
+
+// ReportInput makes the report's input from a finished bisect: the
+// engine's result, the request, the benchmark, the model's notes (dry
+// runs) and what git says about the commits.
+func (t *Target) ReportInput(ctx context.Context, o *Outcome) (report.Input, error) {
+	var (
+		model    *report.ModelNotes
+		scenario string
+	)
+	if t.model != nil {
+		var err error
+		if model, err = t.model.ModelNotes(ctx, o.Result); err != nil {
+			return report.Input{}, err
+		}
+		scenario = t.ScenarioName()
+	}
+	return reportInput(ctx, o, t.Repo, t.benchmark, model, scenario)
+}
