@@ -66,9 +66,9 @@ func (t *texts) affected() string {
 
 // observed is the observed behaviour, one sentence per item.
 func (t *texts) observed() []string {
-	e := t.r.Endpoints
+	e, f := t.r.Endpoints, t.endpoints()
 	out := []string{fmt.Sprintf("%s achieves %s TPS and %s %s TPS (means of %d and %d runs).",
-		t.good(), tps(e.OldMean), t.bad(), tps(e.NewMean), e.OldRuns, e.NewRuns)}
+		t.good(), tps(f.goodMean), t.bad(), tps(f.badMean), f.goodRuns, f.badRuns)}
 	if m, ok := t.mean(t.r.MergeBase); ok {
 		out = append(out, fmt.Sprintf("%s, the merge base of the two, achieves %s TPS: %s.",
 			t.baseName(), tps(m.Mean), likeWords(t.r.MergeBaseLike, t.good(), t.bad())))

@@ -126,6 +126,12 @@ type CommitDetails struct {
 	// a non-ancestor bisect; nil when not checked. For culprits on the
 	// good side Result's CheckedBadBranch/EquivalentOnBad win.
 	OtherBranch *Presence `json:"other_branch,omitempty"`
+	// SameBinaryAs is the full hash of another measured commit whose server
+	// binary is byte-identical to this one's (a commit touching only tests
+	// or docs): the two share one set of runs, so their figures are the
+	// same measurements, not two that agree. "" for a binary of its own.
+	// MarkSameBinaries fills it from each commit's binary digest.
+	SameBinaryAs string `json:"same_binary_as,omitempty"`
 }
 
 // A FileChange is one line of a diffstat.
@@ -202,6 +208,11 @@ func (in Input) Validate() error {
 	for _, h := range in.History {
 		if h.Side != SideBase && h.Side != SideGood && h.Side != SideBad {
 			errs = append(errs, fmt.Errorf("history entry %s: side %q: want base, good or bad", short(h.Hash), h.Side))
+		}
+	}
+	for _, d := range in.Details {
+		if d.SameBinaryAs != "" && d.SameBinaryAs == d.Hash {
+			errs = append(errs, fmt.Errorf("commit %s: same binary as itself", short(d.Hash)))
 		}
 	}
 	for _, c := range in.Request.modelCalibration() {

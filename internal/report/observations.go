@@ -2,10 +2,10 @@ package report
 
 import (
 	"math"
-	"slices"
 	"strings"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // An Observation is one measured commit, a row of the commit-level table
@@ -15,6 +15,10 @@ type Observation struct {
 	Short   string `json:"short"`
 	Subject string `json:"subject"`
 	URL     string `json:"url,omitempty"`
+	// SameBinaryAs is the short hash of the measured commit whose
+	// byte-identical binary this commit shares, runs included; "" when it
+	// has a binary of its own.
+	SameBinaryAs string `json:"same_binary_as,omitempty"`
 	// Side is SideBase, SideGood or SideBad; "" when History omits it.
 	Side string `json:"side,omitempty"`
 	// Verdict is GOOD (at the good level), BAD (at the bad level), MID
@@ -73,6 +77,10 @@ func observations(in Input, base string) []Observation {
 	for _, s := range in.Result.Skipped {
 		skipped[s.Commit.Hash] = s
 	}
+	details := map[string]CommitDetails{}
+	for _, d := range in.Details {
+		details[d.Hash] = d
+	}
 	lv := newLeveler(in, ms, sides)
 	obs := make([]Observation, 0, len(ms))
 	for i, m := range ms {
@@ -82,6 +90,10 @@ func observations(in Input, base string) []Observation {
 		}
 		o.Median, o.Lo, o.Hi, o.HasCI = medianCI(m.Samples)
 		o.Note = noteFor(in, m)
+		if d := details[m.Commit.Hash]; d.SameBinaryAs != "" {
+			o.SameBinaryAs = short(d.SameBinaryAs)
+			o.Note = joinNotes(o.Note, sameBinaryNote(d))
+		}
 		if s, ok := skipped[m.Commit.Hash]; ok || isSkipVerdict(m.Verdicts) {
 			o.Verdict = VerdictSkip
 			o.Note = skipNote(s, m)
@@ -93,34 +105,10 @@ func observations(in Input, base string) []Observation {
 	return obs
 }
 
-// medianCI returns the median of samples and its distribution-free 95 %
-// interval [x(k), x(n+1-k)] (order statistics, binomial coverage), when
-// there are enough samples for one (6 or more).
+// medianCI is stats.MedianCI: the median and its distribution-free 95 %
+// interval (6 or more samples).
 func medianCI(samples []float64) (median, lo, hi float64, ok bool) {
-	n := len(samples)
-	if n == 0 {
-		return 0, 0, 0, false
-	}
-	x := slices.Clone(samples)
-	slices.Sort(x)
-	median = x[n/2]
-	if n%2 == 0 {
-		median = (x[n/2-1] + x[n/2]) / 2
-	}
-	// tail accumulates P(B <= k-1) for B ~ Binomial(n, 1/2).
-	k, tail, term := 0, 0.0, math.Pow(0.5, float64(n))
-	for j := 0; j < n/2; j++ {
-		if 1-2*(tail+term) < 0.95 {
-			break
-		}
-		tail += term
-		term = term * float64(n-j) / float64(j+1)
-		k = j + 1
-	}
-	if k == 0 {
-		return median, 0, 0, false
-	}
-	return median, x[k-1], x[n-k], true
+	return stats.MedianCI(samples)
 }
 
 func isSkipVerdict(vs []bisect.Verdict) bool {
@@ -137,7 +125,9 @@ func skipNote(s bisect.Skip, m bisect.Measured) string {
 	reason := string(s.Reason)
 	if reason == "" {
 		for _, v := range m.Verdicts {
-			reason = string(v)
+			if isSkipVerdict([]bisect.Verdict{v}) {
+				reason = string(v) // not a midpoint's like-low/like-high
+			}
 		}
 	}
 	detail := s.Detail
@@ -174,6 +164,14 @@ func noteFor(in Input, m bisect.Measured) string {
 		}
 	}
 	return strings.Join(notes, ", ")
+}
+
+// joinNotes joins two notes with a semicolon, either may be empty.
+func joinNotes(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // A leveler decides whether a measured commit sits at the good or the bad

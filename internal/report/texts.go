@@ -93,7 +93,7 @@ func (t *texts) mean(c *bisect.Commit) (bisect.Measured, bool) {
 
 // title says what got slower or faster, by how much, between which versions.
 func (t *texts) title() string {
-	w, e := t.workload(), t.r.Endpoints
+	w := t.workload()
 	if t.r.Status == bisect.StatusNotReproduced {
 		return fmt.Sprintf("%s: no throughput change reproduced between %s and %s", w, t.good(), t.bad())
 	}
@@ -101,7 +101,7 @@ func (t *texts) title() string {
 	if t.r.Regression {
 		dir = "slower"
 	}
-	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(e.Delta), dir, t.good())
+	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(t.endpoints().delta), dir, t.good())
 	cs := t.r.Culprits
 	switch {
 	case len(cs) == 0 && t.r.Status == bisect.StatusUnderpowered:
@@ -149,16 +149,54 @@ func (t *texts) missingOnBad(c bisect.Culprit) bool {
 	return p != nil && !p.Present
 }
 
-// endpointLine is the first summary line: the endpoints' change.
-func (t *texts) endpointLine() string {
+// endpointFigures are the endpoints as measured: the means and counts of
+// all their runs (the endpoint test decided on the first of them; the
+// search and the verification may have measured them again).
+type endpointFigures struct {
+	goodMean, badMean float64
+	goodRuns, badRuns int
+	delta             float64 // badMean/goodMean - 1
+	// again is true when the endpoints have more runs than the test.
+	again bool
+}
+
+// endpoints returns the endpoints' figures from all their runs in
+// Result.Commits, or the endpoint test's when a commit is missing there.
+func (t *texts) endpoints() endpointFigures {
 	e := t.r.Endpoints
+	f := endpointFigures{goodMean: e.OldMean, badMean: e.NewMean, goodRuns: e.OldRuns, badRuns: e.NewRuns, delta: e.Delta}
+	g, okG := t.means[t.r.Good.Hash]
+	b, okB := t.means[t.r.Bad.Hash]
+	if !okG || !okB || len(g.Samples) == 0 || len(b.Samples) == 0 {
+		return f
+	}
+	if len(g.Samples) == e.OldRuns && len(b.Samples) == e.NewRuns {
+		return f // the test's own runs: its figures exactly
+	}
+	f.goodMean, f.badMean, f.goodRuns, f.badRuns = g.Mean, b.Mean, len(g.Samples), len(b.Samples)
+	if f.goodMean > 0 {
+		f.delta = f.badMean/f.goodMean - 1
+	}
+	f.again = true
+	return f
+}
+
+// endpointLine is the first summary line: the endpoints' change, with the
+// runs each endpoint really has.
+func (t *texts) endpointLine() string {
+	e, f := t.r.Endpoints, t.endpoints()
 	verb := "rose"
-	if e.NewMean < e.OldMean {
+	if f.badMean < f.goodMean {
 		verb = "fell"
 	}
-	return fmt.Sprintf("Mean throughput %s from %s TPS on %s to %s TPS on %s: %s (95 %% CI %s to %s; Mann-Whitney p = %s; %d + %d runs).",
-		verb, tps(e.OldMean), t.good(), tps(e.NewMean), t.bad(), pct(e.Delta), pct(e.CILow), pct(e.CIHigh),
-		pValue(e.P), e.OldRuns, e.NewRuns)
+	head := fmt.Sprintf("Mean throughput %s from %s TPS on %s to %s TPS on %s: %s",
+		verb, tps(f.goodMean), t.good(), tps(f.badMean), t.bad(), pct(f.delta))
+	if !f.again {
+		return head + fmt.Sprintf(" (95 %% CI %s to %s; Mann-Whitney p = %s; %d + %d runs).",
+			pct(e.CILow), pct(e.CIHigh), pValue(e.P), e.OldRuns, e.NewRuns)
+	}
+	return head + fmt.Sprintf(" (%d + %d runs; the endpoint test on the first %d + %d: %s, 95 %% CI %s to %s, Mann-Whitney p = %s).",
+		f.goodRuns, f.badRuns, e.OldRuns, e.NewRuns, pct(e.Delta), pct(e.CILow), pct(e.CIHigh), pValue(e.P))
 }
 
 // summary is the two-line summary.
