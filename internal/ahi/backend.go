@@ -94,8 +94,7 @@ func NewBackend(cfg BackendConfig) (*Backend, error) {
 	}
 	startup(m, !cfg.Cold)
 	b := &Backend{cfg: cfg, m: m, seed: cfg.Seed, done: make(chan struct{})}
-	nx := newXoro(cfg.Seed ^ 0x6e6f697365)
-	b.noise = max(0.1, 1+cfg.NoiseCV*nx.normal())
+	b.noise = max(0.1, 1+cfg.NoiseCV*normal(pointselect.NewRand(cfg.Seed^0x6e6f697365)))
 	if cfg.Mode == Deterministic {
 		b.srv = newDESServer(m, costs, cfg.Knobs.TPSFactor*b.noise)
 	}
@@ -111,7 +110,7 @@ func (b *Backend) Simulated() bool { return b.cfg.Mode == Deterministic }
 // Connect opens worker's session.
 func (b *Backend) Connect(ctx context.Context, worker int) (pointselect.Conn, error) {
 	b.mu.Lock()
-	w := b.m.NewWorker(splitmix(&b.seed) ^ uint64(worker))
+	w := b.m.NewWorker(pointselect.SplitMix64(&b.seed) ^ uint64(worker))
 	b.mu.Unlock()
 	if b.cfg.Mode == Deterministic {
 		return &detConn{b: b, w: w}, nil
@@ -199,7 +198,7 @@ func (c *measConn) PointSelect(ctx context.Context, table int, id int64) (time.D
 	if n := c.b.cfg.BusyNs; n > 0 {
 		spin(n)
 	}
-	if p := c.b.m.k.DictMutexPerQuery; p > 0 && c.w.rng.float() < p {
+	if p := c.b.m.k.DictMutexPerQuery; p > 0 && c.w.rng.Float64() < p {
 		if !c.b.m.dict.TryLock() {
 			c.w.C.DictWaits++
 			t0 := nanotime()

@@ -25,7 +25,7 @@ func BenchmarkLookupDeterministic(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		m.Lookup(w, int(w.rng.intn(8))+1, w.rng.intn(1000000)+1)
+		m.Lookup(w, int(intn(&w.rng, 8))+1, intn(&w.rng, 1000000)+1)
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
@@ -40,7 +40,7 @@ func BenchmarkEventDeterministic(b *testing.B) {
 	b.ResetTimer()
 	var t int64
 	for i := 0; i < b.N; i++ {
-		t += srv.serve(w, t, int(w.rng.intn(8))+1, w.rng.intn(1000000)+1) / 128
+		t += srv.serve(w, t, int(intn(&w.rng, 8))+1, intn(&w.rng, 1000000)+1) / 128
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "lookups/s")
 }
@@ -55,7 +55,7 @@ func BenchmarkLookupMeasured(b *testing.B) {
 	b.RunParallel(func(pb *testing.PB) {
 		w := m.NewWorker(seed.Add(1))
 		for pb.Next() {
-			m.Lookup(w, int(w.rng.intn(8))+1, w.rng.intn(1000000)+1)
+			m.Lookup(w, int(intn(&w.rng, 8))+1, intn(&w.rng, 1000000)+1)
 		}
 	})
 	rate := float64(b.N) / b.Elapsed().Seconds()

@@ -156,7 +156,7 @@ func (s *desServer) applyDrop(at int64) {
 func (s *desServer) serve(w *Worker, t int64, table int, id int64) int64 {
 	s.advance(t)
 	start := t
-	if p := s.m.k.DictMutexPerQuery; p > 0 && w.rng.float() < p && start >= s.dict.from && start < s.dict.to {
+	if p := s.m.k.DictMutexPerQuery; p > 0 && w.rng.Float64() < p && start >= s.dict.from && start < s.dict.to {
 		w.C.DictWaits++
 		w.C.DictWaitNs += uint64(s.dict.to - start)
 		start = s.dict.to

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/perfbisect/perfbisect/internal/pointselect"
 )
 
 // Limits of a model layout.
@@ -146,13 +148,14 @@ func (m *Model) Violations() int64 { return m.violations.Load() }
 // A Worker is one session's private state: counters and random generator.
 type Worker struct {
 	C   Counters
-	rng xoro
+	rng pointselect.Rand
 }
 
 // NewWorker returns a worker registered with the model (its counters are
 // summed by Counters).
 func (m *Model) NewWorker(seed uint64) *Worker {
-	w := &Worker{rng: newXoro(seed)}
+	w := &Worker{}
+	w.rng.Seed(seed)
 	m.workersMu.Lock()
 	m.workers = append(m.workers, w)
 	m.workersMu.Unlock()

@@ -23,7 +23,7 @@ func newTestModel(t *testing.T, tables int, rows int64, mod func(*Knobs)) *Model
 // drive runs n uniform lookups on the queried tables.
 func drive(m *Model, w *Worker, n int, rows int64) {
 	for i := 0; i < n; i++ {
-		m.Lookup(w, int(w.rng.intn(int64(m.queried)))+1, w.rng.intn(rows)+1)
+		m.Lookup(w, int(intn(&w.rng, int64(m.queried)))+1, intn(&w.rng, rows)+1)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/pointselect"
 )
 
 // SimConfig describes one direct deterministic run (no pointselect loop).
@@ -117,13 +119,13 @@ func Simulate(ctx context.Context, cfg SimConfig) (SimResult, error) {
 		return SimResult{}, err
 	}
 	startupCached(m, cfg.Tables, cfg.TableSize, !cfg.Cold)
-	noise := newXoro(cfg.Seed ^ 0x6e6f697365)
-	res := SimResult{Percentile: cfg.Percentile, NoiseFactor: max(0.1, 1+cfg.NoiseCV*noise.normal())}
+	noise := pointselect.NewRand(cfg.Seed ^ 0x6e6f697365)
+	res := SimResult{Percentile: cfg.Percentile, NoiseFactor: max(0.1, 1+cfg.NoiseCV*normal(noise))}
 	srv := newDESServer(m, costs, cfg.Knobs.TPSFactor*res.NoiseFactor)
 	workers := make([]simWorker, cfg.Threads)
 	seed := cfg.Seed
 	for i := range workers {
-		workers[i] = simWorker{w: m.NewWorker(splitmix(&seed))}
+		workers[i] = simWorker{w: m.NewWorker(pointselect.SplitMix64(&seed))}
 	}
 	r := runner{cfg: cfg, m: m, srv: srv, heap: workers}
 	r.preroll()
@@ -156,7 +158,7 @@ type runner struct {
 	m         *Model
 	srv       *desServer
 	heap      []simWorker // min-heap by clock
-	hist      histogram
+	hist      latencies
 	intervals []float64
 	events    int64
 	sampled   bool
@@ -227,7 +229,7 @@ func (r *runner) preroll() {
 	for i := 0; i < 4*len(r.heap) && r.heap[0].clock < 0; i++ {
 		t := r.heap[0].clock
 		sw := &r.heap[0]
-		lat := r.srv.serve(sw.w, t, int(sw.w.rng.intn(int64(r.cfg.Tables)))+1, sw.w.rng.intn(r.cfg.TableSize)+1)
+		lat := r.srv.serve(sw.w, t, int(intn(&sw.w.rng, int64(r.cfg.Tables)))+1, intn(&sw.w.rng, r.cfg.TableSize)+1)
 		sw.clock = t + lat
 		r.down(0)
 	}
@@ -238,8 +240,8 @@ func (r *runner) preroll() {
 func (r *runner) step(t int64) {
 	sw := &r.heap[0]
 	w := sw.w
-	table := int(w.rng.intn(int64(r.cfg.Tables))) + 1
-	id := w.rng.intn(r.cfg.TableSize) + 1
+	table := int(intn(&w.rng, int64(r.cfg.Tables))) + 1
+	id := intn(&w.rng, r.cfg.TableSize) + 1
 	lat := r.srv.serve(w, t, table, id)
 	r.hist.add(lat)
 	if r.srv.disturbed {

@@ -20,15 +20,16 @@ func NewRand(seed uint64) *Rand {
 // Seed resets the generator state from seed.
 func (r *Rand) Seed(seed uint64) {
 	x := seed
-	r.s0 = splitmix64(&x)
-	r.s1 = splitmix64(&x)
+	r.s0 = SplitMix64(&x)
+	r.s1 = SplitMix64(&x)
 	if r.s0 == 0 && r.s1 == 0 {
 		r.s1 = 1
 	}
 }
 
-// splitmix64 advances *x and returns the next splitmix64 output.
-func splitmix64(x *uint64) uint64 {
+// SplitMix64 advances *x and returns the next splitmix64 output: the
+// seeding sequence of Rand, also usable to derive a stream of seeds.
+func SplitMix64(x *uint64) uint64 {
 	*x += 0x9e3779b97f4a7c15
 	z := *x
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
@@ -63,5 +64,5 @@ func (r *Rand) Uniform(a, b uint32) uint32 {
 // has its own reproducible stream.
 func workerSeed(seed uint64, w int) uint64 {
 	x := seed ^ (uint64(w)+1)*0x9e3779b97f4a7c15
-	return splitmix64(&x)
+	return SplitMix64(&x)
 }
