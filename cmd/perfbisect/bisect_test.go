@@ -226,3 +226,57 @@ func TestDBBisectsListsStoredBisects(t *testing.T) {
 		t.Errorf("report of the listed bisect: %v\n%s", err, out)
 	}
 }
+
+// Ctrl-C (SIGINT) midway: exit 130 with one line saying how to resume,
+// the bisect listed as interrupted, and the rerun says it resumes it.
+func TestInterruptedBisectSaysHowToResume(t *testing.T) {
+	cache := t.TempDir()
+	args := []string{"bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1"}
+	cmd := perfbisectCmd(cache, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if strings.Contains(sc.Text(), "] bisect: ") {
+			cmd.Process.Signal(os.Interrupt)
+		}
+	}
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Fatalf("exit code %d, want 130\n%s", code, strings.Join(lines, "\n"))
+	}
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "interrupted: rerun the same command to resume bisect ") {
+		t.Fatalf("last line %q: want how to resume", last)
+	}
+	id := last[strings.Index(last, "resume bisect ")+len("resume bisect "):]
+	id = strings.Fields(id)[0]
+
+	var out bytes.Buffer
+	list := perfbisectCmd(cache, "db", "bisects", "--json")
+	list.Stdout = &out
+	if err := list.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var listed []bisectLine
+	if err := json.Unmarshal(out.Bytes(), &listed); err != nil || len(listed) != 1 || listed[0].ID != id || listed[0].Status != "interrupted" {
+		t.Fatalf("listed %+v (%v), want bisect %s interrupted", listed, err, id)
+	}
+
+	var rerr bytes.Buffer
+	rerun := perfbisectCmd(cache, args...)
+	rerun.Stderr = &rerr
+	if err := rerun.Run(); err != nil {
+		t.Fatalf("rerun: %v\n%s", err, rerr.String())
+	}
+	if !strings.Contains(rerr.String(), "resuming bisect "+id) {
+		t.Errorf("the rerun does not say it resumes %s:\n%s", id, rerr.String())
+	}
+}
