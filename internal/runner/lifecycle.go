@@ -109,7 +109,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := os.WriteFile(cfg.OptionFile(), []byte(cfg.optionFile()), 0o644); err != nil {
 		return nil, err
 	}
-	argv := []string{cfg.Mariadbd, "--defaults-file=" + cfg.OptionFile()}
+	argv := append(append([]string(nil), cfg.Wrapper...), cfg.Mariadbd, "--defaults-file="+cfg.OptionFile())
 	if cfg.CPUs != "" {
 		argv = append([]string{"taskset", "-c", cfg.CPUs}, argv...)
 	}

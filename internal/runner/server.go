@@ -61,6 +61,10 @@ type ServerConfig struct {
 	// StopGrace is how long a clean shutdown may take before SIGKILL.
 	// Default 60 s.
 	StopGrace time.Duration
+	// Wrapper is a command that runs the server (its argv prefix), such
+	// as valgrind with its options; the server keeps the wrapper's pid.
+	// Default none.
+	Wrapper []string
 }
 
 func (c *ServerConfig) setDefaults() {
