@@ -58,6 +58,11 @@ func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "  skipped %s (%s)\n", s.Commit, s.Reason)
 	}
+	for _, d := range o.Report.Details {
+		if d.SameBinaryAs != "" {
+			fmt.Fprintf(w, "  %.11s builds the same mariadbd as %.11s: their runs are shared\n", d.Hash, d.SameBinaryAs)
+		}
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "  warning: %s\n", warn)
 	}

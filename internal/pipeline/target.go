@@ -155,5 +155,19 @@ func (t *Target) ReportInput(ctx context.Context, o *Outcome) (report.Input, err
 		}
 		scenario = t.ScenarioName()
 	}
-	return reportInput(ctx, o, t.Repo, t.benchmark, model, scenario)
+	in, err := reportInput(ctx, o, t.Repo, t.benchmark, model, scenario)
+	if err != nil || t.Identity == nil {
+		return in, err
+	}
+	bins := map[string]string{}
+	for _, m := range o.Result.Commits {
+		if m.Error != "" {
+			continue // never built: no binary
+		}
+		if bins[m.Commit.Hash], err = t.Identity(ctx, m.Commit); err != nil {
+			return in, err
+		}
+	}
+	in.MarkSameBinaries(bins)
+	return in, nil
 }
