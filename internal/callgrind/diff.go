@@ -129,3 +129,35 @@ func unionKeys(a, b *Profile) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// Sum returns one profile holding the costs of all of ps added up (the
+// samples of one commit, say): totals, self and inclusive costs and calls.
+// The profiles must have the same events; the first one's are kept.
+func Sum(ps ...*Profile) *Profile {
+	out := &Profile{Functions: map[string]*Function{}}
+	if len(ps) == 0 {
+		return out
+	}
+	out.Events, out.Cmd = ps[0].Events, ps[0].Cmd
+	n := len(out.Events)
+	add := func(dst *[]int64, src []int64) {
+		*dst = grow(*dst, n)
+		addTo(*dst, src)
+	}
+	for _, p := range ps {
+		add(&out.Totals, p.Totals)
+		add(&out.Summary, p.Summary)
+		add(&out.self, p.self)
+		for key, f := range p.Functions {
+			g := out.Functions[key]
+			if g == nil {
+				g = &Function{Name: f.Name, File: f.File, Object: f.Object, defined: f.defined}
+				out.Functions[key] = g
+			}
+			add(&g.Self, f.Self)
+			add(&g.Inclusive, f.Inclusive)
+			g.Calls += f.Calls
+		}
+	}
+	return out
+}

@@ -83,3 +83,22 @@ func TestCompareNormalisesPerQuery(t *testing.T) {
 		t.Errorf("a profile against itself: %+v", none)
 	}
 }
+
+func TestSumAddsProfiles(t *testing.T) {
+	a := parseString(t, before)
+	s := Sum(a, a, a)
+	if s.Total("Ir") != 3*40100 || s.SelfSum("Ir") != 3*40100 {
+		t.Errorf("sum of three: total %d self %d", s.Total("Ir"), s.SelfSum("Ir"))
+	}
+	w := s.Functions[Key("work", "/a/bin/server")]
+	if w.Self[0] != 120000 || w.Calls != 3000 {
+		t.Errorf("work in the sum: %+v", w)
+	}
+	// Three samples of 1000 queries against one: the same per query.
+	if d := Compare(Side{a, 1000}, Side{s, 3000}, "Ir", 0, 0.01); d.Delta != 0 || len(d.Self) != 0 {
+		t.Errorf("sum vs one, per query: %+v", d)
+	}
+	if a.Total("Ir") != 40100 {
+		t.Error("Sum changed its input")
+	}
+}
