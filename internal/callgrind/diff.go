@@ -131,7 +131,8 @@ func unionKeys(a, b *Profile) []string {
 }
 
 // Sum returns one profile holding the costs of all of ps added up (the
-// samples of one commit, say): totals, self and inclusive costs and calls.
+// samples of one commit, say): totals, self and inclusive costs and calls
+// (a summary: line is not kept).
 // The profiles must have the same events; the first one's are kept.
 func Sum(ps ...*Profile) *Profile {
 	out := &Profile{Functions: map[string]*Function{}}
@@ -144,9 +145,11 @@ func Sum(ps ...*Profile) *Profile {
 		*dst = grow(*dst, n)
 		addTo(*dst, src)
 	}
+	out.Totals = make([]int64, n)
 	for _, p := range ps {
-		add(&out.Totals, p.Totals)
-		add(&out.Summary, p.Summary)
+		for i, e := range out.Events {
+			out.Totals[i] += p.Total(e)
+		}
 		add(&out.self, p.self)
 		for key, f := range p.Functions {
 			g := out.Functions[key]
