@@ -1,13 +1,15 @@
 package scenario
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	git "github.com/go-git/go-git/v5"
@@ -42,9 +44,11 @@ type Materialized struct {
 
 // Materialize writes s as a git repository in dir (which must not exist or
 // be empty), with one commit per scenario commit, its tags and branches,
-// and HEAD checked out. Same scenario, same hashes, on any machine.
+// and HEAD checked out. Same scenario, same hashes, on any machine. Time
+// and memory grow linearly with the number of commits; it stops with
+// ctx's error when ctx ends (leaving dir half written).
 func Materialize(ctx context.Context, s *Scenario, dir string) (*Materialized, error) {
-	states, err := s.States()
+	states, err := s.states(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: %w", s.Name, err)
 	}
@@ -55,30 +59,45 @@ func Materialize(ctx context.Context, s *Scenario, dir string) (*Materialized, e
 	if err != nil {
 		return nil, fmt.Errorf("creating repository in %s: %w", dir, err)
 	}
-	m := &Materialized{Dir: dir, Commits: map[string]string{}}
+	m := &Materialized{Dir: dir, Commits: make(map[string]string, len(s.Commits))}
 	// Objects go to memory first, then into the repository as one
 	// packfile: two files instead of thousands of loose objects.
-	w := objWriter{st: memory.NewStorage(), written: map[plumbing.Hash]bool{}}
+	w := newObjWriter()
 	for i, c := range s.Commits {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		h, err := w.commit(s, i, states[i].Files, m.Commits)
+		h, err := w.commit(s, i, states[i].tree, m.Commits)
 		if err != nil {
 			return nil, fmt.Errorf("writing commit %q: %w", c.ID, err)
 		}
 		m.Commits[c.ID] = h.String()
 	}
-	if err := w.pack(g.Storer); err != nil {
+	if err := w.pack(ctx, g.Storer); err != nil {
 		return nil, fmt.Errorf("writing the objects of %s into %s: %w", s.Name, dir, err)
 	}
 	if m.Head, err = writeRefs(g, s, m.Commits); err != nil {
 		return nil, err
 	}
-	if err := checkout(g, m.Head); err != nil {
+	head := s.Commits[len(s.Commits)-1].ID
+	for _, c := range s.Commits {
+		if slices.Contains(c.Branches, m.Head) {
+			head = c.ID
+		}
+	}
+	if err := w.checkout(ctx, g, dir, states[indexOf(s, head)].tree); err != nil {
 		return nil, fmt.Errorf("checking out %s in %s: %w", m.Head, dir, err)
 	}
 	return m, nil
+}
+
+func indexOf(s *Scenario, id string) int {
+	for i, c := range s.Commits {
+		if c.ID == id {
+			return i
+		}
+	}
+	return len(s.Commits) - 1
 }
 
 func checkEmptyDir(dir string) error {
@@ -95,8 +114,9 @@ func checkEmptyDir(dir string) error {
 	return nil
 }
 
-// pack writes every object written so far into dst as one packfile.
-func (w *objWriter) pack(dst storer.Storer) error {
+// pack writes every object written so far into dst as one packfile,
+// stopping with ctx's error when ctx ends.
+func (w *objWriter) pack(ctx context.Context, dst storer.Storer) error {
 	pw, ok := dst.(storer.PackfileWriter)
 	if !ok {
 		return fmt.Errorf("storage cannot take a packfile")
@@ -105,22 +125,47 @@ func (w *objWriter) pack(dst storer.Storer) error {
 	for h := range w.written {
 		hashes = append(hashes, h)
 	}
-	sort.Slice(hashes, func(i, j int) bool { return hashes[i].String() < hashes[j].String() })
+	sort.Slice(hashes, func(i, j int) bool { return bytes.Compare(hashes[i][:], hashes[j][:]) < 0 })
 	wc, err := pw.PackfileWriter()
 	if err != nil {
 		return err
 	}
-	if _, err := packfile.NewEncoder(wc, w.st, false).Encode(hashes, 10); err != nil {
+	src := ctxStorer{EncodedObjectStorer: w.st, ctx: ctx}
+	bw := bufio.NewWriterSize(wc, 1<<20) // the encoder writes a few bytes at a time
+	if _, err := packfile.NewEncoder(bw, src, false).Encode(hashes, 0); err != nil {
+		wc.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		wc.Close()
 		return err
 	}
 	return wc.Close()
 }
 
+// A ctxStorer fails every read once ctx ends, so the packfile encoder
+// (which takes no context) stops promptly.
+type ctxStorer struct {
+	storer.EncodedObjectStorer
+	ctx context.Context
+}
+
+func (s ctxStorer) EncodedObject(t plumbing.ObjectType, h plumbing.Hash) (plumbing.EncodedObject, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.EncodedObjectStorer.EncodedObject(t, h)
+}
+
 // An objWriter stores git objects once each.
 type objWriter struct {
 	st      storer.EncodedObjectStorer
 	written map[plumbing.Hash]bool
+	blobs   map[string]plumbing.Hash // content -> blob hash
+}
+
+func newObjWriter() *objWriter {
+	return &objWriter{st: memory.NewStorage(), written: map[plumbing.Hash]bool{}, blobs: map[string]plumbing.Hash{}}
 }
 
 func (w *objWriter) store(o interface {
@@ -142,6 +187,9 @@ func (w *objWriter) store(o interface {
 }
 
 func (w *objWriter) blob(content string) (plumbing.Hash, error) {
+	if h, ok := w.blobs[content]; ok {
+		return h, nil
+	}
 	eo := w.st.NewEncodedObject()
 	eo.SetType(plumbing.BlobObject)
 	wr, err := eo.Writer()
@@ -161,40 +209,44 @@ func (w *objWriter) blob(content string) (plumbing.Hash, error) {
 		}
 		w.written[h] = true
 	}
+	w.blobs[content] = h
 	return h, nil
 }
 
-// tree writes the files (paths relative to this tree) as nested trees.
-func (w *objWriter) tree(files map[string]string) (plumbing.Hash, error) {
-	subs := map[string]map[string]string{}
-	var entries []object.TreeEntry
-	for path, content := range files {
-		if dir, rest, ok := strings.Cut(path, "/"); ok {
-			if subs[dir] == nil {
-				subs[dir] = map[string]string{}
-			}
-			subs[dir][rest] = content
-			continue
-		}
+// tree writes n and the folders under it that are not written yet (a
+// folder shared with an earlier commit already has its hash).
+func (w *objWriter) tree(n *node) (plumbing.Hash, error) {
+	if n == nil {
+		return w.store(&object.Tree{})
+	}
+	if !n.hash.IsZero() {
+		return n.hash, nil
+	}
+	entries := make([]object.TreeEntry, 0, len(n.files)+len(n.dirs))
+	for name, content := range n.files {
 		h, err := w.blob(content)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = append(entries, object.TreeEntry{Name: path, Mode: filemode.Regular, Hash: h})
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h})
 	}
-	for dir, sub := range subs {
+	for name, sub := range n.dirs {
 		h, err := w.tree(sub)
 		if err != nil {
 			return plumbing.ZeroHash, err
 		}
-		entries = append(entries, object.TreeEntry{Name: dir, Mode: filemode.Dir, Hash: h})
+		entries = append(entries, object.TreeEntry{Name: name, Mode: filemode.Dir, Hash: h})
 	}
 	sort.Sort(object.TreeEntrySorter(entries))
-	return w.store(&object.Tree{Entries: entries})
+	h, err := w.store(&object.Tree{Entries: entries})
+	if err == nil {
+		n.hash = h
+	}
+	return h, err
 }
 
-// commit writes commit i of s with the given tree files.
-func (w *objWriter) commit(s *Scenario, i int, files map[string]string, hashes map[string]string) (plumbing.Hash, error) {
+// commit writes commit i of s with the given tree.
+func (w *objWriter) commit(s *Scenario, i int, files *node, hashes map[string]string) (plumbing.Hash, error) {
 	tree, err := w.tree(files)
 	if err != nil {
 		return plumbing.ZeroHash, err
@@ -241,17 +293,4 @@ func writeRefs(g *git.Repository, s *Scenario, hashes map[string]string) (string
 	}
 	ref := plumbing.NewSymbolicReference(plumbing.HEAD, plumbing.NewBranchReferenceName(head))
 	return head, g.Storer.SetReference(ref)
-}
-
-// checkout fills the worktree and index with HEAD's tree.
-func checkout(g *git.Repository, branch string) error {
-	ref, err := g.Reference(plumbing.NewBranchReferenceName(branch), true)
-	if err != nil {
-		return err
-	}
-	wt, err := g.Worktree()
-	if err != nil {
-		return err
-	}
-	return wt.Reset(&git.ResetOptions{Mode: git.HardReset, Commit: ref.Hash()})
 }

@@ -35,10 +35,10 @@ func TestMaterializeDeterministic(t *testing.T) {
 	if !maps.Equal(m1.Commits, m2.Commits) {
 		t.Fatalf("two materialisations differ:\n%v\n%v", m1.Commits, m2.Commits)
 	}
-	golden := map[string]string{ // change only with the format (and say so)
-		"a": "2d75508ac48fa02134db828dfcd217d12b370bc0",
-		"m": "69cb6b9ebadddfff2de17dc060b2b2e7cb4afa4f",
-		"d": "65a952a058d7eb62b7617b42329b0a8876c068d5",
+	golden := map[string]string{ // change only with the format (and say so): changed when change records moved to changes/x/y/z/<id>
+		"a": "b637cb2899f753a241412163fa9460d38116ec5a",
+		"m": "87ea7cfd9467d3a18d608aadf3d6e21d836c8624",
+		"d": "3c756906dea30f5dbe2d17f07bb87a90b6f09875",
 	}
 	for id, want := range golden {
 		if m1.Commits[id] != want {

@@ -1,27 +1,50 @@
 package scenario
 
 import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
-	"sort"
 	"strings"
 )
 
 // Paths in a materialised tree.
 const (
 	KnobDir    = "knobs"         // one file per knob: knobs/<key> holds "<value>\n"
-	ChangeDir  = "changes"       // one file per non-merge commit: changes/<id> holds "<subject>\n"
+	ChangeDir  = "changes"       // one file per non-merge commit, see ChangePath
 	HeaderFile = "SCENARIO.json" // the Header, in the root commit
 	ReadmeFile = "README.md"     // a note for people who open the repository
 )
 
-// A State is what a commit's tree holds: every file by path, and the
-// knobs those files spell.
+// ChangePath returns the path of commit id's change record:
+// changes/<x>/<y>/<z>/<id>, where xyz are the first three hex digits of
+// the SHA-1 of id. Spreading the records over 4096 small folders keeps
+// every commit's new trees small, so materialising costs time and memory
+// linear in the number of commits (one flat folder of n records would
+// make each commit write a tree of n entries).
+func ChangePath(id string) string {
+	sum := sha1.Sum([]byte(id))
+	h := hex.EncodeToString(sum[:2])
+	return ChangeDir + "/" + h[0:1] + "/" + h[1:2] + "/" + h[2:3] + "/" + id
+}
+
+// A State is what a commit's tree holds: its files, and the knobs those
+// files spell.
 type State struct {
 	ID    string
-	Files map[string]string // path -> content
-	Knobs map[string]string // effective knobs: key -> value
+	Knobs map[string]string // effective knobs: key -> value; shared with the parent when unchanged
+	tree  *node
+	// knobsChanged is set when the knobs differ from the first parent's
+	// (always for the root and for merges that change them).
+	knobsChanged bool
+}
+
+// Files returns every file of the commit's tree: path -> content.
+func (st State) Files() map[string]string {
+	out := map[string]string{}
+	st.tree.flatten("", out)
+	return out
 }
 
 // a change is a set of file edits; a nil content deletes the file.
@@ -30,31 +53,60 @@ type change map[string]*string
 // States returns the tree of every commit, in scenario order. It fails
 // when a merge has a conflict its knobs do not resolve, when a cherry-pick
 // would not give git the same patch, or when a commit changes nothing.
-func (s *Scenario) States() ([]State, error) {
+func (s *Scenario) States() ([]State, error) { return s.states(context.Background()) }
+
+// states is States, stopping with ctx's error when ctx ends. Each commit
+// costs time proportional to its own change (and, for a merge, to the
+// commits since the merge base), not to the length of the history.
+func (s *Scenario) states(ctx context.Context) ([]State, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	p := planner{s: s, index: map[string]int{}, anc: make([]map[int]bool, len(s.Commits))}
-	for i, c := range s.Commits {
-		p.index[c.ID] = i
-	}
+	p := newPlanner(s)
 	out := make([]State, len(s.Commits))
 	for i, c := range s.Commits {
-		files, err := p.files(i)
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		t, err := p.files(ctx, i)
 		if err != nil {
 			return nil, fmt.Errorf("commit %d (%q): %w", i+1, c.ID, err)
 		}
-		p.states = append(p.states, files)
-		out[i] = State{ID: c.ID, Files: files, Knobs: knobsOf(files)}
+		p.trees[i] = t
+		out[i] = State{ID: c.ID, tree: t, knobsChanged: true}
+		if ps := p.parents[i]; len(ps) > 0 && out[ps[0]].tree.dir(KnobDir) == t.dir(KnobDir) {
+			out[i].Knobs, out[i].knobsChanged = out[ps[0]].Knobs, false
+		} else {
+			out[i].Knobs = knobsOf(t)
+		}
 	}
 	return out, nil
 }
 
+// A planner computes the commits' trees in order.
 type planner struct {
-	s      *Scenario
-	index  map[string]int
-	anc    []map[int]bool      // ancestors of each commit, itself included
-	states []map[string]string // files of each commit planned so far
+	s       *Scenario
+	index   map[string]int
+	parents [][]int // parents of each commit, by index (always smaller)
+	trees   []*node // tree of each commit planned so far
+	root    *node   // the files every history starts with
+}
+
+func newPlanner(s *Scenario) *planner {
+	p := &planner{s: s, index: make(map[string]int, len(s.Commits)),
+		parents: make([][]int, len(s.Commits)), trees: make([]*node, len(s.Commits))}
+	for i, c := range s.Commits {
+		p.index[c.ID] = i
+	}
+	for i := range s.Commits {
+		for _, id := range s.parentsOf(i) {
+			p.parents[i] = append(p.parents[i], p.index[id])
+		}
+	}
+	p.root = p.rootTree()
+	return p
 }
 
 // own returns the change commit i makes itself.
@@ -72,63 +124,64 @@ func (p *planner) own(i int) change {
 			ch[KnobDir+"/"+k] = &s
 		}
 	}
-	if len(p.s.parentsOf(i)) < 2 {
+	if len(p.parents[i]) < 2 {
 		s := c.Subject + "\n"
-		ch[ChangeDir+"/"+c.ID] = &s
+		ch[ChangePath(c.ID)] = &s
 	}
 	return ch
 }
 
 // files computes the tree of commit i from its parents' trees.
-func (p *planner) files(i int) (map[string]string, error) {
-	parents := p.s.parentsOf(i)
-	p.anc[i] = map[int]bool{i: true}
-	for _, id := range parents {
-		maps.Copy(p.anc[i], p.anc[p.index[id]])
-	}
-	var files map[string]string
+func (p *planner) files(ctx context.Context, i int) (*node, error) {
+	parents := p.parents[i]
+	var t *node
 	switch {
 	case len(parents) == 0:
-		files = p.rootFiles()
+		t = p.root
 	case len(parents) == 1:
-		files = maps.Clone(p.states[p.index[parents[0]]])
+		t = p.trees[parents[0]]
 	default:
 		var err error
-		if files, err = p.merge(i, parents); err != nil {
+		if t, err = p.merge(ctx, i, parents); err != nil {
 			return nil, err
 		}
 	}
-	c := p.s.Commits[i]
 	own := p.own(i)
-	if c.CherryPick != "" {
-		if err := p.checkPick(i, files, own); err != nil {
+	if p.s.Commits[i].CherryPick != "" {
+		if err := p.checkPick(i, t, own); err != nil {
 			return nil, err
 		}
 	}
-	before := maps.Clone(files)
-	apply(files, own)
-	if maps.Equal(before, files) && len(parents) < 2 {
+	changed := false
+	for _, path := range sortedKeys(own) {
+		var ch bool
+		if v := own[path]; v != nil {
+			t, ch = t.set(path, *v, true)
+		} else {
+			t, ch = t.set(path, "", false)
+		}
+		changed = changed || ch
+	}
+	if !changed && len(parents) < 2 {
 		return nil, fmt.Errorf("changes nothing")
 	}
-	return files, nil
+	return t, nil
 }
 
 // checkPick makes sure re-applying the picked change here gives the same
 // diff as at the picked commit: same pre-images, and not already applied.
-func (p *planner) checkPick(i int, files map[string]string, own change) error {
+func (p *planner) checkPick(i int, t *node, own change) error {
 	pick := p.index[p.s.Commits[i].CherryPick]
-	if p.anc[i][pick] {
+	if p.isAncestor(pick, i) {
 		return fmt.Errorf("cherry_pick %q is already an ancestor", p.s.Commits[pick].ID)
 	}
-	var base map[string]string
-	if pp := p.s.parentsOf(pick); len(pp) > 0 {
-		base = p.states[p.index[pp[0]]]
-	} else {
-		base = p.rootFiles()
+	base := p.root
+	if pp := p.parents[pick]; len(pp) > 0 {
+		base = p.trees[pp[0]]
 	}
 	for _, path := range sortedKeys(own) {
-		here, hok := files[path]
-		there, tok := base[path]
+		here, hok := t.get(path)
+		there, tok := base.get(path)
 		if hok != tok || here != there {
 			return fmt.Errorf("cherry_pick %q: %s is %s here but was %s before %q, so git would see a different patch",
 				p.s.Commits[pick].ID, path, describe(here, hok), describe(there, tok), p.s.Commits[pick].ID)
@@ -146,118 +199,53 @@ func describe(content string, ok bool) string {
 
 // merge combines the parents' trees: the first parent's, plus what each
 // other parent changed since its merge base with the first.
-func (p *planner) merge(i int, parents []string) (map[string]string, error) {
-	first := p.index[parents[0]]
-	files := maps.Clone(p.states[first])
+func (p *planner) merge(ctx context.Context, i int, parents []int) (*node, error) {
+	first := parents[0]
+	t := p.trees[first]
 	resolved := p.s.Commits[i].Knobs
-	for _, id := range parents[1:] {
-		other := p.index[id]
-		mb, err := p.mergeBase(first, other)
+	for _, other := range parents[1:] {
+		id, firstID := p.s.Commits[other].ID, p.s.Commits[first].ID
+		mb, err := p.mergeBase(ctx, first, other)
 		if err != nil {
-			return nil, fmt.Errorf("merging %q into %q: %w", id, parents[0], err)
+			return nil, fmt.Errorf("merging %q into %q: %w", id, firstID, err)
 		}
-		base, theirs := p.states[mb], p.states[other]
-		for _, path := range unionKeys(base, theirs) {
-			b, bok := base[path]
-			t, tok := theirs[path]
-			if bok == tok && b == t {
-				continue // unchanged on their side
-			}
-			o, ook := files[path]
-			if (ook == bok && o == b) || (ook == tok && o == t) {
-				setFile(files, path, t, tok)
-				continue
+		err = diffTrees(p.trees[mb], p.trees[other], "", func(path, b string, bok bool, th string, tok bool) error {
+			o, ook := t.get(path)
+			if (ook == bok && o == b) || (ook == tok && o == th) {
+				t, _ = t.set(path, th, tok)
+				return nil
 			}
 			if k, isKnob := strings.CutPrefix(path, KnobDir+"/"); isKnob {
 				if _, ok := resolved[k]; ok {
-					continue // the merge's own knobs decide
+					return nil // the merge's own knobs decide
 				}
 			}
-			return nil, fmt.Errorf("merging %q: %s changed on both sides since %q (%s vs %s); set it in the merge's knobs",
-				id, path, p.s.Commits[mb].ID, describe(o, ook), describe(t, tok))
+			return fmt.Errorf("merging %q: %s changed on both sides since %q (%s vs %s); set it in the merge's knobs",
+				id, path, p.s.Commits[mb].ID, describe(o, ook), describe(th, tok))
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
-	return files, nil
+	return t, nil
 }
 
-// mergeBase returns the single best common ancestor of commits a and b.
-func (p *planner) mergeBase(a, b int) (int, error) {
-	var common []int
-	for x := range p.anc[a] {
-		if p.anc[b][x] {
-			common = append(common, x)
-		}
-	}
-	var best []int
-	for _, x := range common {
-		dominated := false
-		for _, y := range common {
-			if y != x && p.anc[y][x] {
-				dominated = true
-				break
-			}
-		}
-		if !dominated {
-			best = append(best, x)
-		}
-	}
-	if len(best) != 1 {
-		return 0, fmt.Errorf("%d merge bases (criss-cross merges are not supported)", len(best))
-	}
-	return best[0], nil
-}
-
-// rootFiles returns the files every history starts with.
-func (p *planner) rootFiles() map[string]string {
+// rootTree returns the files every history starts with.
+func (p *planner) rootTree() *node {
 	h, _ := json.MarshalIndent(p.s.Header, "", "  ")
 	readme := fmt.Sprintf("# Scenario %s\n\n%s\n\nMaterialised by perfbisect from a dry-run scenario. Each file under %s/\n"+
-		"is one knob of the AHI model (its value on one line); each file under\n%s/ records the change of one commit. %s describes the workload.\n",
+		"is one knob of the AHI model (its value on one line); each file under\n%s/x/y/z/ records the change of one commit. %s describes the workload.\n",
 		p.s.Name, p.s.Description, KnobDir, ChangeDir, HeaderFile)
-	return map[string]string{HeaderFile: string(h) + "\n", ReadmeFile: readme}
-}
-
-func apply(files map[string]string, ch change) {
-	for path, v := range ch {
-		if v == nil {
-			delete(files, path)
-		} else {
-			files[path] = *v
-		}
-	}
-}
-
-func setFile(files map[string]string, path, content string, ok bool) {
-	if ok {
-		files[path] = content
-	} else {
-		delete(files, path)
-	}
+	return &node{files: map[string]string{HeaderFile: string(h) + "\n", ReadmeFile: readme}}
 }
 
 // knobsOf reads the knob files of a tree.
-func knobsOf(files map[string]string) map[string]string {
+func knobsOf(t *node) map[string]string {
 	out := map[string]string{}
-	for path, content := range files {
-		if k, ok := strings.CutPrefix(path, KnobDir+"/"); ok {
+	if d := t.dir(KnobDir); d != nil {
+		for k, content := range d.files {
 			out[k] = strings.TrimSpace(content)
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
-func unionKeys(a, b map[string]string) []string {
-	u := maps.Clone(a)
-	for k, v := range b {
-		u[k] = v
-	}
-	return sortedKeys(u)
 }

@@ -34,19 +34,19 @@ func TestStatesKnobs(t *testing.T) {
 		}
 	}
 	// The merge has both sides' change records; the pick has c's record, not its own.
-	m, p := states[3].Files, states[4].Files
-	for _, f := range []string{"changes/b", "changes/c"} {
+	m, p := states[3].Files(), states[4].Files()
+	for _, f := range []string{ChangePath("b"), ChangePath("c")} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("merge lacks %s", f)
 		}
 	}
-	if _, ok := m["changes/m"]; ok {
+	if _, ok := m[ChangePath("m")]; ok {
 		t.Error("a merge has its own change record")
 	}
-	if _, ok := p["changes/c"]; !ok {
+	if _, ok := p[ChangePath("c")]; !ok {
 		t.Error("the pick lacks changes/c")
 	}
-	if _, ok := p["changes/p"]; ok {
+	if _, ok := p[ChangePath("p")]; ok {
 		t.Error("the pick has its own change record")
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/ahi"
 )
 
 // A Scenario is a commit history for a dry run: what each commit does to
@@ -105,9 +107,25 @@ var (
 	knobRE = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 )
 
-// Validate reports every problem of s at once (errors.Join), each naming
-// the commit by position and ID.
+// Limits on the size of a scenario: a history longer than MaxCommits, or
+// a file larger than MaxFileBytes, is refused with a one-line error.
+const (
+	MaxCommits   = 100_000
+	MaxFileBytes = 64 << 20
+)
+
+// maxErrors is how many problems Validate and Check list before
+// summing up the rest.
+const maxErrors = 20
+
+// Validate reports the problems of s at once (errors.Join; the first 20
+// and a count of the rest), each naming the commit by position and ID.
+// It checks the format only; Check also checks the knobs against the
+// model.
 func (s *Scenario) Validate() error {
+	if len(s.Commits) > MaxCommits {
+		return fmt.Errorf("%d commits: more than the limit of %d", len(s.Commits), MaxCommits)
+	}
 	var errs []error
 	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if !nameRE.MatchString(s.Name) {
@@ -116,8 +134,11 @@ func (s *Scenario) Validate() error {
 	if !(s.NoiseCV >= 0 && s.NoiseCV < 0.5) {
 		add("noise_cv %g: want 0 <= noise_cv < 0.5", s.NoiseCV)
 	}
-	if s.Workload.Tables < 1 || s.Workload.TableSize < 1 || s.Workload.Threads < 1 {
-		add("workload %+v: tables, table_size and threads must all be >= 1", s.Workload)
+	w := s.Workload
+	if w.Tables < 1 || w.TableSize < 1 || w.Threads < 1 {
+		add("workload %+v: tables, table_size and threads must all be >= 1", w)
+	} else if err := (ahi.SimConfig{Knobs: ahi.DefaultKnobs(), Tables: w.Tables, TableSize: w.TableSize, Threads: w.Threads}).Validate(); err != nil {
+		add("workload: %s", strings.TrimPrefix(strings.TrimPrefix(err.Error(), "simulate: "), "model: "))
 	}
 	if len(s.Commits) == 0 {
 		add("no commits")
@@ -131,6 +152,14 @@ func (s *Scenario) Validate() error {
 		if _, dup := seen[c.ID]; !dup && c.ID != "" {
 			seen[c.ID] = i
 		}
+	}
+	return joinCapped(errs)
+}
+
+// joinCapped joins the first maxErrors errors and counts the rest.
+func joinCapped(errs []error) error {
+	if len(errs) > maxErrors {
+		errs = append(errs[:maxErrors:maxErrors], fmt.Errorf("and %d more problems", len(errs)-maxErrors))
 	}
 	return errors.Join(errs...)
 }
