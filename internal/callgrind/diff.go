@@ -40,7 +40,10 @@ type Diff struct {
 	After  float64 `json:"after"`
 	Delta  float64 `json:"delta"`
 	// Self and Inclusive are the functions whose self and inclusive cost
-	// per query changed most, largest absolute change first.
+	// per query changed most, largest absolute change first. Inclusive
+	// leaves out the functions that hold nearly everything counted in
+	// both profiles (99 % of the total or more: the thread's entry chain,
+	// whose inclusive cost changes with any change at all).
 	Self      []FuncDelta `json:"self"`
 	Inclusive []FuncDelta `json:"inclusive"`
 }
@@ -77,6 +80,9 @@ func Compare(before, after Side, event string, top int, minDelta float64) Diff {
 			b, a := before.perQuery(pick(fb, i, inclusive)), after.perQuery(pick(fa, j, inclusive))
 			if math.Abs(a-b) < minDelta || a == b {
 				continue
+			}
+			if inclusive && b >= 0.99*d.Before && a >= 0.99*d.After {
+				continue // contains everything: says nothing
 			}
 			fd := FuncDelta{Before: b, After: a, Delta: a - b}
 			fd.Name, fd.File = nameFile(fb, fa)
