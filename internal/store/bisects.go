@@ -10,7 +10,10 @@ import (
 )
 
 // CreateBisect stores a new bisect, filling in ID, Status (running) and
-// the times when empty.
+// the times when empty. With b.Owner set, the bisect is created claimed
+// by that owner, and creating fails with a *BusyError (ErrBisectBusy)
+// while another live owner works on a bisect of the same request key:
+// two identical bisects started at once do not both run.
 func (s *Store) CreateBisect(ctx context.Context, b *Bisect) error {
 	if b.ID == "" {
 		b.ID = newID()[:12]
@@ -23,14 +26,47 @@ func (s *Store) CreateBisect(ctx context.Context, b *Bisect) error {
 		b.CreatedAt = now
 	}
 	b.UpdatedAt = b.CreatedAt
-	_, err := s.db.ExecContext(ctx, s.dialect.rebind(`INSERT INTO bisects
-		(id, request_key, request, status, result, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-		b.ID, b.RequestKey, rawOrNull(b.Request), string(b.Status), rawOrNull(b.Result),
-		formatTime(b.CreatedAt), formatTime(b.UpdatedAt))
+	heartbeat := ""
+	if b.Owner != "" {
+		b.HeartbeatAt, heartbeat = now, formatTime(now)
+	}
+	err := s.inTx(ctx, func(tx *sql.Tx) error {
+		if b.Owner != "" {
+			if err := s.lockRequest(ctx, tx, b.RequestKey); err != nil {
+				return err
+			}
+			other, busy, err := s.liveOwner(ctx, tx, b, DefaultStaleAfter)
+			if err != nil {
+				return err
+			}
+			if busy {
+				return &BusyError{BisectID: other.ID, Owner: other.Owner, Heartbeat: other.HeartbeatAt}
+			}
+		}
+		_, err := tx.ExecContext(ctx, s.dialect.rebind(`INSERT INTO bisects
+			(id, request_key, request, status, result, created_at, updated_at, owner, heartbeat_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			b.ID, b.RequestKey, rawOrNull(b.Request), string(b.Status), rawOrNull(b.Result),
+			formatTime(b.CreatedAt), formatTime(b.UpdatedAt), b.Owner, heartbeat)
+		return err
+	})
+	if errors.Is(err, ErrBisectBusy) {
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("storing bisect: %w", err)
 	}
 	return nil
+}
+
+// lockRequest serialises creating bisects of one request key: an
+// advisory lock on Postgres; SQLite's write transactions already are.
+func (s *Store) lockRequest(ctx context.Context, tx *sql.Tx, key string) error {
+	if s.dialect != postgresDialect {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 7271986502))`, key)
+	return err
 }
 
 // FinishBisect sets a bisect's status and result document.
@@ -47,14 +83,14 @@ func (s *Store) FinishBisect(ctx context.Context, id string, status BisectStatus
 	return nil
 }
 
-const bisectCols = `id, request_key, request, status, result, created_at, updated_at`
+const bisectCols = `id, request_key, request, status, result, created_at, updated_at, owner, heartbeat_at`
 
 func scanBisect(row interface{ Scan(...any) error }) (Bisect, error) {
 	var b Bisect
-	var req, status, result, created, updated string
-	err := row.Scan(&b.ID, &b.RequestKey, &req, &status, &result, &created, &updated)
+	var req, status, result, created, updated, heartbeat string
+	err := row.Scan(&b.ID, &b.RequestKey, &req, &status, &result, &created, &updated, &b.Owner, &heartbeat)
 	b.Request, b.Status, b.Result = []byte(req), BisectStatus(status), []byte(result)
-	b.CreatedAt, b.UpdatedAt = parseTime(created), parseTime(updated)
+	b.CreatedAt, b.UpdatedAt, b.HeartbeatAt = parseTime(created), parseTime(updated), parseTime(heartbeat)
 	return b, err
 }
 
@@ -102,8 +138,12 @@ func (s *Store) Bisects(ctx context.Context, limit int) ([]Bisect, error) {
 	return out, rows.Err()
 }
 
+// ErrStepExists is returned by AddStep for a step already stored: two
+// processes on one bisect (which ClaimBisect prevents), or a bug.
+var ErrStepExists = errors.New("step already stored")
+
 // AddStep stores one decision of a bisect. Seq must be new for the
-// bisect: a step is recorded once.
+// bisect: a step is recorded once; storing it again is ErrStepExists.
 func (s *Store) AddStep(ctx context.Context, st BisectStep) error {
 	if st.CreatedAt.IsZero() {
 		st.CreatedAt = time.Now()
@@ -111,6 +151,9 @@ func (s *Store) AddStep(ctx context.Context, st BisectStep) error {
 	_, err := s.db.ExecContext(ctx, s.dialect.rebind(`INSERT INTO bisect_steps
 		(bisect_id, seq, commit_hash, verdict, samples, detail, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`),
 		st.BisectID, st.Seq, st.CommitHash, st.Verdict, st.Samples, rawOrNull(st.Detail), formatTime(st.CreatedAt))
+	if isUniqueViolation(err) {
+		return fmt.Errorf("step %d of bisect %s: %w", st.Seq, st.BisectID, ErrStepExists)
+	}
 	if err != nil {
 		return fmt.Errorf("storing step %d of bisect %s: %w", st.Seq, st.BisectID, err)
 	}

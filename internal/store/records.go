@@ -88,6 +88,12 @@ type Bisect struct {
 	Result     json.RawMessage // the engine's result document; null until done
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
+	// Owner is the process working on the bisect ("host:pid:token",
+	// NewOwner), "" when none; set it before CreateBisect to create the
+	// bisect claimed (see ClaimBisect).
+	Owner string
+	// HeartbeatAt is the owner's last sign of life; zero when unowned.
+	HeartbeatAt time.Time
 }
 
 // A BisectStatus is where a bisect stands.
