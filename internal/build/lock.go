@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// lockPoll is how often lockDir retries a lock held by another builder.
+// lockPoll is how often LockFile retries a lock held by another process.
 const lockPoll = 200 * time.Millisecond
 
 // lockDir takes an exclusive flock on dir/lock, waiting (until ctx ends)
@@ -20,8 +20,16 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	p := filepath.Join(dir, "lock")
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	return LockFile(ctx, filepath.Join(dir, "lock"), "another build in "+dir)
+}
+
+// LockFile takes an exclusive flock on the file at path (created if
+// missing), waiting while another process holds it until ctx ends, and
+// returns its release. what names the holder in the error of a wait cut
+// short ("waiting for <what>: context canceled"). The kernel drops the
+// lock when the process dies, so a crashed holder never blocks anyone.
+func LockFile(ctx context.Context, path, what string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
@@ -35,12 +43,12 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("locking %s: %w", p, err)
+			return nil, fmt.Errorf("locking %s: %w", path, err)
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for another build in %s: %w", dir, ctx.Err())
+			return nil, fmt.Errorf("waiting for %s: %w", what, ctx.Err())
 		case <-time.After(lockPoll):
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/build"
 	"github.com/perfbisect/perfbisect/internal/pointselect"
 )
 
@@ -102,7 +103,8 @@ func (b *Bench) Open(ctx context.Context, basedir, mariadbd, name string) (*Sess
 	if err != nil {
 		return nil, err
 	}
-	cfg := b.serverConfig(basedir, mariadbd, filepath.Join(b.WorkDir, "run", name, "data"))
+	// The pid keeps two processes measuring one commit out of each other's way.
+	cfg := b.serverConfig(basedir, mariadbd, filepath.Join(b.WorkDir, "run", fmt.Sprintf("%s.%d", name, os.Getpid()), "data"))
 	os.RemoveAll(cfg.Datadir)
 	os.RemoveAll(cfg.RunDir)
 	if err := copyTree(ctx, golden, cfg.Datadir); err != nil {
@@ -140,10 +142,24 @@ func (b *Bench) serverConfig(basedir, mariadbd, datadir string) ServerConfig {
 }
 
 // golden returns the prepared datadir for the protocol's data, making it
-// with this installation when it does not exist yet.
+// with this installation when it does not exist yet. Several processes
+// on one WorkDir take turns (a file lock per dataset): the first
+// prepares, the others wait and then find the data prepared.
 func (b *Bench) golden(ctx context.Context, basedir, mariadbd string) (string, error) {
 	dir := filepath.Join(b.WorkDir, "data", b.Protocol.DataKey())
 	if fileExists(filepath.Join(dir, ".perfbisect-complete")) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	unlock, err := build.LockFile(ctx, dir+".lock", "another perfbisect preparing the data in "+dir)
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
+	if fileExists(filepath.Join(dir, ".perfbisect-complete")) {
+		b.logf("using the data another perfbisect prepared in %s", dir)
 		return dir, nil
 	}
 	os.RemoveAll(dir)
