@@ -66,7 +66,11 @@ func (c Callgrind) Measure(ctx context.Context, s *Server, seq pointselect.Fixed
 	}
 	ir := p.Total("Ir")
 	if ir <= 0 {
-		return nil, fmt.Errorf("callgrind dump %s: no instructions counted", path)
+		where := "between zero and dump"
+		if !c.WholeServer {
+			where = "inside " + c.Toggle + " (is it the server's command dispatch function?)"
+		}
+		return nil, fmt.Errorf("callgrind dump %s: no instructions counted %s", path, where)
 	}
 	return &InstrSample{Instructions: ir, Queries: seq.Queries, PerQuery: float64(ir) / float64(seq.Queries),
 		ProfilePath: path, Profile: p, StartedAt: start, Duration: time.Since(start)}, nil
