@@ -121,7 +121,10 @@ func (s *BuildSampler) buildOnce(ctx context.Context, c bisect.Commit) (store.Bu
 	} else {
 		row.Status, row.BinaryHash, row.Duration, row.LogPath = store.BuildOK, art.BinaryHash, art.Duration, art.LogPath
 	}
-	if err := s.Store.AddBuild(ctx, &row); err != nil {
+	// PutBuild: another process may have stored this build meanwhile
+	// (it built, we waited on the build lock and found it cached); then
+	// row becomes that row, so a build is recorded once.
+	if _, err := s.Store.PutBuild(ctx, &row); err != nil {
 		return row, nil, err
 	}
 	if berr != nil {

@@ -83,6 +83,38 @@ func (s *Store) AddBuild(ctx context.Context, b *Build) error {
 	return nil
 }
 
+// PutBuild stores b unless a build of the same tree, recipe and binary
+// is stored already (one row per build, however many processes build or
+// find it at once: a unique index and ON CONFLICT DO NOTHING); either way
+// b is then the stored row. created reports whether this call stored it.
+func (s *Store) PutBuild(ctx context.Context, b *Build) (created bool, err error) {
+	if b.ID == "" {
+		b.ID = newID()
+	}
+	if b.CreatedAt.IsZero() {
+		b.CreatedAt = time.Now()
+	}
+	res, err := s.db.ExecContext(ctx, s.dialect.rebind(upsertIgnore("builds",
+		"id, commit_hash, recipe_hash, tree_hash, binary_hash, status, duration_ms, log_path, created_at",
+		"?, ?, ?, ?, ?, ?, ?, ?, ?", "tree_hash, recipe_hash, binary_hash")),
+		b.ID, b.CommitHash, b.RecipeHash, b.TreeHash, b.BinaryHash, string(b.Status),
+		b.Duration.Milliseconds(), b.LogPath, formatTime(b.CreatedAt))
+	if err != nil {
+		return false, fmt.Errorf("storing build of %.12s: %w", b.CommitHash, err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		return true, nil
+	}
+	got, err := scanBuild(s.db.QueryRowContext(ctx, s.dialect.rebind(
+		`SELECT `+buildCols+` FROM builds WHERE tree_hash = ? AND recipe_hash = ? AND binary_hash = ?`),
+		b.TreeHash, b.RecipeHash, b.BinaryHash))
+	if err != nil {
+		return false, fmt.Errorf("reading the stored build of tree %.12s: %w", b.TreeHash, err)
+	}
+	*b = got
+	return false, nil
+}
+
 const buildCols = `id, commit_hash, recipe_hash, tree_hash, binary_hash, status, duration_ms, log_path, created_at`
 
 func scanBuild(row interface{ Scan(...any) error }) (Build, error) {
