@@ -106,6 +106,9 @@ func TestCallgrindCancelLeavesNothing(t *testing.T) {
 	if alive(p) {
 		t.Errorf("valgrind/mariadbd %d outlived the cancelled sample", p)
 	}
+	if left := processesMentioning(b.WorkDir); len(left) > 0 {
+		t.Errorf("processes left running on the bench's files: %v", left)
+	}
 	if s.Pid() != 0 {
 		t.Error("the session still holds a server")
 	}
@@ -162,4 +165,18 @@ func TestServerOptionsForValgrind(t *testing.T) {
 	if ok, err := knowsOption(context.Background(), cfg.Mariadbd, "no-such-option-perfbisect"); ok || err != nil {
 		t.Errorf("an unknown option: %v %v", ok, err)
 	}
+}
+
+// processesMentioning lists the command lines of running processes that
+// mention path (valgrind, mariadbd, vgdb, a wrapper shell).
+func processesMentioning(path string) []string {
+	dirs, _ := os.ReadDir("/proc")
+	var out []string
+	for _, d := range dirs {
+		b, err := os.ReadFile("/proc/" + d.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(b), path) {
+			out = append(out, d.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+	return out
 }
