@@ -11,9 +11,6 @@ import (
 	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
-// version is set at link time: -ldflags "-X main.version=v1.2.3".
-var version = "dev"
-
 // An app holds what every command shares: the output streams, the global
 // flags and lazily opened dependencies. Nothing here opens a database or a
 // repository until a command asks for it, so --help never does.
@@ -44,7 +41,7 @@ searches the history with statistics strong enough to pin a 0.6 % step.
 With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 --bad 12.0.1 --dry-run' is 'perfbisect bisect --good 11.8.6 --bad 12.0.1
 --dry-run'.`,
-		Version:       version,
+		Version:       versionString(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
