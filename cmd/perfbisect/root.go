@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,7 +64,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 	// `perfbisect --good X --bad Y` is shorthand for `perfbisect bisect …`.
 	var bo bisectOptions
 	addBisectFlags(cmd.Flags(), &bo)
-	cmd.Args = noArgs
+	cmd.Args = unknownCommand
 	cmd.RunE = func(c *cobra.Command, args []string) error {
 		if bo.good == "" && bo.bad == "" && bo.resume == "" {
 			return c.Help()
@@ -84,6 +86,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 		newReportCmd(a),
 		newScenarioCmd(a),
 	)
+	guardGroups(cmd)
 	return cmd
 }
 
@@ -93,6 +96,40 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		return usageErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args[0])
 	}
 	return nil
+}
+
+// unknownCommand rejects any argument as an unknown command of cmd, a
+// usage error that suggests the nearest commands (cobra's SuggestionsFor):
+// 'perfbisect bisekt' says "did you mean bisect?".
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, set only on its own path
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usageErrorf("%s (see '%s --help')", msg, cmd.CommandPath())
+}
+
+// guardGroups makes every command group under root (db, model, scenario,
+// pointselect, ...) reject an unknown subcommand with unknownCommand; by
+// itself cobra prints a group's help and exits 0. A group without one
+// still prints its help.
+func guardGroups(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if !c.HasSubCommands() {
+			continue
+		}
+		if c.Run == nil && c.RunE == nil {
+			c.Args = unknownCommand
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+		guardGroups(c)
+	}
 }
 
 // exactArgs is cobra.ExactArgs with a usage error.
