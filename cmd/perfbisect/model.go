@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -82,13 +83,14 @@ func runModelKnobs(ctx context.Context, a *app) error {
 
 // modelDropTableOptions are the flags of `perfbisect model drop-table`.
 type modelDropTableOptions struct {
-	tables, threads, time, dropAt int
-	tableSize, dropRows           int64
-	variants                      string
-	dictMutex                     float64
-	knobs                         []string
-	seed                          uint64
-	json                          bool
+	tables, threads     int
+	time, dropAt        time.Duration
+	tableSize, dropRows int64
+	variants            string
+	dictMutex           float64
+	knobs               []string
+	seed                uint64
+	json                bool
 }
 
 func newModelDropTableCmd(a *app) *cobra.Command {
@@ -106,11 +108,11 @@ shape of the seed's MySQL table, not its seconds. Deterministic and fast.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.tables, "tables", 7, "queried tables sbtest1..N")
-	f.Int64Var(&opts.tableSize, "table-size", 1000000, "rows per queried table")
-	f.IntVar(&opts.threads, "threads", 128, "client threads")
-	f.IntVar(&opts.time, "time", 30, "simulated seconds")
-	f.IntVar(&opts.dropAt, "drop-at", 10, "second at which DROP TABLE starts")
+	tablesVar(f, &opts.tables, 7, "queried tables sbtest1..N")
+	tableSizeVar(f, &opts.tableSize, 1000000, "rows per queried table")
+	threadsVar(f, &opts.threads, 128, "client threads")
+	timeVar(f, &opts.time, 30*time.Second, "simulated run length")
+	durationVar(f, &opts.dropAt, "drop-at", 10*time.Second, true, "when DROP TABLE starts, from the run's start")
 	f.Int64Var(&opts.dropRows, "drop-table-rows", 30000000, "rows of the dropped table (max 67108863)")
 	f.StringVar(&opts.variants, "variants", "eager:on,eager:off,lazy:on", "drop mode:AHI pairs to compare")
 	f.Float64Var(&opts.dictMutex, "dict-mutex-per-query", 0.01, "[model] share of queries needing the dictionary mutex")
@@ -130,12 +132,12 @@ func runModelDropTable(ctx context.Context, a *app, opts modelDropTableOptions) 
 	if err != nil {
 		return err
 	}
-	if opts.time < 1 || opts.dropAt < 0 || opts.dropAt >= opts.time {
-		return usageErrorf("--drop-at %d must lie inside --time %d", opts.dropAt, opts.time)
+	if opts.dropAt >= opts.time {
+		return usageErrorf("--drop-at %s must lie inside --time %s", opts.dropAt, opts.time)
 	}
 	outs, err := ahi.RunDropScenario(ctx, ahi.DropScenario{Knobs: k, Tables: opts.tables,
-		TableSize: opts.tableSize, Threads: opts.threads, Duration: seconds(opts.time),
-		DropAt: seconds(opts.dropAt), DropTableRows: opts.dropRows, Variants: variants, Seed: opts.seed})
+		TableSize: opts.tableSize, Threads: opts.threads, Duration: opts.time,
+		DropAt: opts.dropAt, DropTableRows: opts.dropRows, Variants: variants, Seed: opts.seed})
 	if err != nil {
 		return err
 	}
@@ -144,21 +146,22 @@ func runModelDropTable(ctx context.Context, a *app, opts modelDropTableOptions) 
 		enc.SetIndent("", "  ")
 		return enc.Encode(outs)
 	}
-	fmt.Fprintf(a.io.Out, "DROP TABLE sbtest%d (%d rows) at %ds; %d threads of point selects on sbtest1..%d (%d rows each)\n\n",
+	fmt.Fprintf(a.io.Out, "DROP TABLE sbtest%d (%d rows) at %s; %d threads of point selects on sbtest1..%d (%d rows each)\n\n",
 		opts.tables+1, opts.dropRows, opts.dropAt, opts.threads, opts.tables, opts.tableSize)
 	return ahi.WriteDropTable(a.io.Out, outs)
 }
 
 // modelRunOptions are the flags of `perfbisect model run`.
 type modelRunOptions struct {
-	tables, threads, time, warmup, report, percentile int
-	tableSize                                         int64
-	seed                                              uint64
-	randType, mode                                    string
-	knobs                                             []string
-	noiseCV                                           float64
-	cold, direct, json                                bool
-	busyNs, sampleEvents                              int
+	tables, threads, report, percentile int
+	time, warmup                        time.Duration
+	tableSize                           int64
+	seed                                uint64
+	randType, mode                      string
+	knobs                               []string
+	noiseCV                             float64
+	cold, direct, json                  bool
+	busyNs, sampleEvents                int
 }
 
 func newModelRunCmd(a *app) *cobra.Command {
@@ -177,11 +180,11 @@ same interval and summary lines as a real run, then the model's counters.
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.tables, "tables", 8, "tables sbtest1..N")
-	f.Int64Var(&opts.tableSize, "table-size", 1000000, "rows per table")
-	f.IntVar(&opts.threads, "threads", 128, "worker threads")
-	f.IntVar(&opts.time, "time", 10, "seconds to measure (simulated in deterministic mode)")
-	f.IntVar(&opts.warmup, "warmup", 0, "seconds before measuring")
+	tablesVar(f, &opts.tables, 8, "tables sbtest1..N")
+	tableSizeVar(f, &opts.tableSize, 1000000, "rows per table")
+	threadsVar(f, &opts.threads, 128, "worker threads")
+	timeVar(f, &opts.time, 10*time.Second, "how long to measure (simulated in deterministic mode)")
+	warmupVar(f, &opts.warmup, 0, "unmeasured warm-up before measuring")
 	f.IntVar(&opts.report, "report-interval", 1, "seconds between interval lines on stderr; 0 = none")
 	f.IntVar(&opts.percentile, "percentile", 95, "latency percentile")
 	f.Uint64Var(&opts.seed, "seed", 1, "random seed")
@@ -210,7 +213,7 @@ func runModelRun(ctx context.Context, a *app, opts modelRunOptions) error {
 		return runModelDirect(ctx, a, opts, k)
 	}
 	cfg := pointselect.RunConfig{Threads: opts.threads, Tables: opts.tables, TableSize: opts.tableSize,
-		Time: seconds(opts.time), Warmup: seconds(opts.warmup), ReportInterval: seconds(opts.report),
+		Time: opts.time, Warmup: opts.warmup, ReportInterval: seconds(opts.report),
 		Percentile: float64(opts.percentile), Rand: pointselect.RandConfig{Type: opts.randType}, Seed: opts.seed}
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)
@@ -247,7 +250,7 @@ func runModelRun(ctx context.Context, a *app, opts modelRunOptions) error {
 
 func runModelDirect(ctx context.Context, a *app, opts modelRunOptions, k ahi.Knobs) error {
 	res, err := ahi.Simulate(ctx, ahi.SimConfig{Knobs: k, Tables: opts.tables, TableSize: opts.tableSize,
-		Threads: opts.threads, Duration: seconds(opts.time), Seed: opts.seed, NoiseCV: opts.noiseCV,
+		Threads: opts.threads, Duration: opts.time, Seed: opts.seed, NoiseCV: opts.noiseCV,
 		SampleEvents: opts.sampleEvents, Cold: opts.cold, Percentile: float64(opts.percentile)})
 	if err != nil {
 		return usageErrorf("%v", err)

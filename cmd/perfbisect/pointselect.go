@@ -15,25 +15,26 @@ import (
 // pointselectOptions are the flags shared by prepare, run and cleanup,
 // named and defaulted like sysbench 1.0.20's.
 type pointselectOptions struct {
-	tables, threads      int
-	tableSize            int64
-	host, socket         string
-	port                 int
-	user, password, db   string
-	rand                 pointselect.RandConfig
-	seed                 uint64
-	engine               string
-	autoInc, secondary   onOff
-	createSecondary      onOff
-	time, warmup, report int
-	events               int64
-	percentile           int
-	clientProcs          int
-	histogram            onOff
-	json                 bool
-	ignoreErrors         string
-	force                bool
-	loadMethod           string
+	tables, threads    int
+	tableSize          int64
+	host, socket       string
+	port               int
+	user, password, db string
+	rand               pointselect.RandConfig
+	seed               uint64
+	engine             string
+	autoInc, secondary onOff
+	createSecondary    onOff
+	time, warmup       time.Duration
+	report             int
+	events             int64
+	percentile         int
+	clientProcs        int
+	histogram          onOff
+	json               bool
+	ignoreErrors       string
+	force              bool
+	loadMethod         string
 }
 
 func newPointselectCmd(a *app) *cobra.Command {
@@ -52,9 +53,9 @@ booleans), so a sysbench command line works by changing one word:
 Intermediate lines (--report-interval) go to stderr, the summary (or --json) to stdout.`,
 	}
 	pf := cmd.PersistentFlags()
-	pf.IntVar(&opts.tables, "tables", 1, "number of tables sbtest1..N")
-	pf.Int64Var(&opts.tableSize, "table-size", 10000, "rows per table")
-	pf.IntVar(&opts.threads, "threads", 1, "worker threads (connections); for prepare: tables loaded in parallel (default min(tables,8))")
+	tablesVar(pf, &opts.tables, 1, "number of tables sbtest1..N")
+	tableSizeVar(pf, &opts.tableSize, 10000, "rows per table")
+	threadsVar(pf, &opts.threads, 1, "worker threads (connections); for prepare: tables loaded in parallel (default min(tables,8))")
 	pf.StringVar(&opts.host, "mysql-host", "localhost", "server host")
 	pf.IntVar(&opts.port, "mysql-port", 3306, "server port")
 	pf.StringVar(&opts.socket, "mysql-socket", "", "server Unix socket (used instead of host and port)")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,9 +21,9 @@ func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.time, "time", 10, "seconds to measure; 0 = no limit")
+	durationVar(f, &opts.time, "time", 10*time.Second, true, "how long to measure; 0 = no limit (then --events must be set)")
 	f.Int64Var(&opts.events, "events", 0, "events to measure; 0 = no limit")
-	f.IntVar(&opts.warmup, "warmup", 0, "seconds to run before measuring (not counted)")
+	warmupVar(f, &opts.warmup, 0, "unmeasured warm-up before measuring")
 	f.IntVar(&opts.report, "report-interval", 0, "seconds between intermediate lines on stderr; 0 = none")
 	f.IntVar(&opts.percentile, "percentile", 95, "latency percentile to report (1-100)")
 	f.Var(&opts.histogram, "histogram", "print the latency histogram (on/off)")
@@ -38,7 +39,7 @@ func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
 func runPointselectRun(ctx context.Context, a *app, opts *pointselectOptions) error {
 	cfg := pointselect.RunConfig{
 		Threads: opts.threads, Tables: opts.tables, TableSize: opts.tableSize,
-		Time: seconds(opts.time), Events: opts.events, Warmup: seconds(opts.warmup),
+		Time: opts.time, Events: opts.events, Warmup: opts.warmup,
 		ReportInterval: seconds(opts.report), Percentile: float64(opts.percentile),
 		Rand: opts.rand, Seed: opts.seed,
 	}

@@ -12,11 +12,11 @@ import (
 func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
 	d := runner.DefaultProtocol.Run
 	fs.StringVar(&o.Repo, "repo", ".", "MariaDB clone (a git repository)")
-	fs.IntVar(&o.Tables, "tables", d.Tables, "point select: number of tables")
-	fs.Int64Var(&o.TableSize, "table-size", d.TableSize, "point select: rows per table")
-	fs.IntVar(&o.Threads, "threads", d.Threads, "point select: client threads")
-	fs.DurationVar(&o.Time, "time", d.Time, "point select: length of each measured run")
-	fs.DurationVar(&o.Warmup, "warmup", d.Warmup, "point select: unmeasured warm-up before each run")
+	tablesVar(fs, &o.Tables, d.Tables, "point select: number of tables")
+	tableSizeVar(fs, &o.TableSize, d.TableSize, "point select: rows per table")
+	threadsVar(fs, &o.Threads, d.Threads, "point select: client threads")
+	timeVar(fs, &o.Time, d.Time, "point select: length of each measured run")
+	warmupVar(fs, &o.Warmup, d.Warmup, "point select: unmeasured warm-up before each run")
 	fs.StringVar(&o.RandType, "rand-type", "special", "point select: id distribution (special, uniform, gaussian, pareto, zipfian)")
 	fs.StringVar(&o.AHI, "ahi", "", "innodb_adaptive_hash_index: on or off (default: the server's)")
 	fs.StringArrayVar(&o.ServerOptions, "server-option", nil, "extra [mysqld] option-file line, e.g. innodb_buffer_pool_size=4G (repeatable)")
