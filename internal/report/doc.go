@@ -13,10 +13,10 @@
 // The contract with the pipeline: at the end of a bisect the pipeline
 // fills an Input (Result and Request from the bisect, Benchmark from the
 // workload and environment, then reportgit.Fill for history order, commit
-// details, branch names and net-effect points, then
-// Input.MarkSameBinaries with each measured commit's binary digest) and stores json.Marshal of
-// it as the bisect's result document (store.FinishBisect(ctx, id,
-// status, doc), e.g. from pipeline.Bisect.Document). `perfbisect report
+// details, branch names and net-effect points, then MarkSameBinaries with
+// each measured commit's binary digest) and stores json.Marshal of it as
+// the bisect's result document (store.FinishBisect(ctx, id, status, doc),
+// e.g. from pipeline.Bisect.Document). `perfbisect report
 // ID` reads it back with store.Bisect(ctx, id) and Load(b.Result), so a
 // report can be re-rendered, in any format, long after the bisect.
 // `bisect --report FILE` calls Markdown on the same Input directly.
