@@ -53,7 +53,24 @@ type Run struct {
 	Duration      time.Duration
 	Status        RunStatus
 	Error         string // why a failed or crashed run ended
+	// Metric is what Value measures: MetricTPS (the default) or
+	// MetricInstructions.
+	Metric string
+	// Value is the sample in Metric's unit: the run's TPS, or its
+	// instructions per query. AddRun sets it to TPS for a TPS run without one.
+	Value float64
+	// ProfilePath is an instructions sample's callgrind dump; "" otherwise.
+	ProfilePath string
 }
+
+// Metrics: what a run's Value measures.
+const (
+	// MetricTPS is throughput, transactions per second: higher is better.
+	MetricTPS = "tps"
+	// MetricInstructions is the server's instructions per query, counted
+	// by callgrind: lower is better.
+	MetricInstructions = "instructions"
+)
 
 // Latency summarises a run's event latencies, in milliseconds.
 type Latency struct {
@@ -77,6 +94,7 @@ type RunFilter struct {
 	EnvironmentID string
 	BinaryHash    string // runs whose build produced this mariadbd
 	Status        RunStatus
+	Metric        string // MetricTPS or MetricInstructions
 }
 
 // A Bisect is one bisect request and, once decided, its result.

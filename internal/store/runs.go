@@ -22,15 +22,22 @@ func (s *Store) AddRun(ctx context.Context, r *Run) error {
 	if r.Status == "" {
 		r.Status = RunOK
 	}
+	if r.Metric == "" {
+		r.Metric = MetricTPS
+	}
+	if r.Metric == MetricTPS && r.Value == 0 {
+		r.Value = r.TPS
+	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.dialect.rebind(`INSERT INTO runs
 			(id, commit_hash, build_id, workload, config_hash, config, environment_id,
 			 tps, qps, latency_min_ms, latency_avg_ms, latency_p95_ms, latency_max_ms,
-			 started_at, duration_ms, status, error_text)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			 started_at, duration_ms, status, error_text, metric, metric_value, profile_path)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			r.ID, r.CommitHash, r.BuildID, r.Workload, r.ConfigHash, rawOrNull(r.Config), r.EnvironmentID,
 			r.TPS, r.QPS, r.Latency.Min, r.Latency.Avg, r.Latency.P95, r.Latency.Max,
-			formatTime(r.StartedAt), r.Duration.Milliseconds(), string(r.Status), r.Error)
+			formatTime(r.StartedAt), r.Duration.Milliseconds(), string(r.Status), r.Error,
+			r.Metric, r.Value, r.ProfilePath)
 		if err != nil {
 			return err
 		}
@@ -69,7 +76,7 @@ func (s *Store) insertPoints(ctx context.Context, tx *sql.Tx, runID string, seri
 
 const runCols = `r.id, r.commit_hash, r.build_id, r.workload, r.config_hash, r.config, r.environment_id,
 	r.tps, r.qps, r.latency_min_ms, r.latency_avg_ms, r.latency_p95_ms, r.latency_max_ms,
-	r.started_at, r.duration_ms, r.status, r.error_text`
+	r.started_at, r.duration_ms, r.status, r.error_text, r.metric, r.metric_value, r.profile_path`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
@@ -77,7 +84,7 @@ func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var ms int64
 	err := row.Scan(&r.ID, &r.CommitHash, &r.BuildID, &r.Workload, &r.ConfigHash, &config, &r.EnvironmentID,
 		&r.TPS, &r.QPS, &r.Latency.Min, &r.Latency.Avg, &r.Latency.P95, &r.Latency.Max,
-		&started, &ms, &status, &r.Error)
+		&started, &ms, &status, &r.Error, &r.Metric, &r.Value, &r.ProfilePath)
 	r.Config, r.StartedAt = []byte(config), parseTime(started)
 	r.Duration, r.Status = time.Duration(ms)*time.Millisecond, RunStatus(status)
 	return r, err
@@ -111,6 +118,7 @@ func (s *Store) Runs(ctx context.Context, f RunFilter) ([]Run, error) {
 	add("r.config_hash = ?", f.ConfigHash)
 	add("r.environment_id = ?", f.EnvironmentID)
 	add("r.status = ?", string(f.Status))
+	add("r.metric = ?", f.Metric)
 	add("r.build_id IN (SELECT id FROM builds WHERE binary_hash = ?)", f.BinaryHash)
 	q := `SELECT ` + runCols + ` FROM runs r`
 	if len(where) > 0 {
