@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/build"
+	"github.com/perfbisect/perfbisect/internal/pointselect"
+	"github.com/perfbisect/perfbisect/internal/repo"
+	"github.com/perfbisect/perfbisect/internal/runner"
+	"github.com/perfbisect/perfbisect/internal/store"
+)
+
+const parentDump = `events: Ir
+fl=sql_parse.cc
+fn=dispatch_command
+0 1000
+cfn=lock
+calls=100 0
+0 3000
+fl=lock.c
+fn=lock
+0 3000
+totals: 4000
+`
+
+// culpritDump: lock does 5 more instructions a query (100 queries).
+const culpritDump = `events: Ir
+fl=sql_parse.cc
+fn=dispatch_command
+0 1000
+cfn=lock
+calls=100 0
+0 3500
+fl=lock.c
+fn=lock
+0 3500
+totals: 4500
+`
+
+func writeDump(t *testing.T, text string) string {
+	p := filepath.Join(t.TempDir(), "callgrind.out.1.1")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The diff adds up each side's dumps and compares per query; runs without
+// a dump are skipped, a side without any is an error.
+func TestInstructionDiffFromRuns(t *testing.T) {
+	p, c := writeDump(t, parentDump), writeDump(t, culpritDump)
+	parent := []store.Run{{Value: 40, ProfilePath: p}, {Value: 40, ProfilePath: p}, {Value: 12345}}
+	culprit := []store.Run{{Value: 45, ProfilePath: c}}
+	d, err := InstructionDiff(parent, culprit, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Before != 40 || d.After != 45 || len(d.Self) != 1 || d.Self[0].Name != "lock" ||
+		d.Self[0].File != "lock.c" || d.Self[0].Delta != 5 {
+		t.Errorf("diff: %+v", d)
+	}
+	if _, err := InstructionDiff([]store.Run{{Value: 40}}, culprit, 5); err == nil || !strings.Contains(err.Error(), "parent") {
+		t.Errorf("a parent without dumps: %v", err)
+	}
+}
+
+// needCallgrindTools skips (or in CI fails) without valgrind, Debian's
+// server and the build tools of the fake MariaDB repository.
+func needCallgrindTools(t *testing.T) {
+	t.Helper()
+	var missing []string
+	for _, p := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
+		if _, err := os.Stat(p); err != nil {
+			missing = append(missing, p)
+		}
+	}
+	for _, tool := range []string{"valgrind", "callgrind_control", "cmake", "ninja", "git"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) > 0 {
+		msg := strings.Join(missing, ", ") + " missing (scripts/test.sh installs them)"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+}
+
+// fakeFiles is a stand-in MariaDB tree: its build installs wrappers around
+// Debian's mariadbd with the commit's server-options baked in.
+var fakeFiles = map[string]string{
+	"CMakeLists.txt": `cmake_minimum_required(VERSION 3.10)
+project(fakemariadb NONE)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS server-options)
+file(READ ${CMAKE_SOURCE_DIR}/server-options OPTS)
+string(STRIP "${OPTS}" OPTS)
+configure_file(mariadbd.in ${CMAKE_BINARY_DIR}/mariadbd @ONLY)
+configure_file(install-db.in ${CMAKE_BINARY_DIR}/mariadb-install-db @ONLY)
+install(PROGRAMS ${CMAKE_BINARY_DIR}/mariadbd DESTINATION bin)
+install(PROGRAMS ${CMAKE_BINARY_DIR}/mariadb-install-db DESTINATION scripts)
+`,
+	"mariadbd.in": "#!/bin/sh\nexec /usr/sbin/mariadbd \"$@\" --basedir=/usr @OPTS@\n",
+	"install-db.in": `#!/bin/sh
+args=""
+for a in "$@"; do
+	case "$a" in --basedir=*) ;; *) args="$args $a" ;; esac
+done
+exec /usr/bin/mariadb-install-db --basedir=/usr $args
+`,
+}
+
+// fakeRepo commits one server-options file per entry and tags it.
+func fakeRepo(t *testing.T, commits [][2]string) string {
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
+			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	for name, text := range fakeFiles {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range commits {
+		if err := os.WriteFile(filepath.Join(dir, "server-options"), []byte(c[1]+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", "-A")
+		git("commit", "-q", "-m", c[0])
+		git("tag", c[0])
+	}
+	return dir
+}
+
+// The instructions sampler on real builds of the fake repository: a
+// planted per-query cost (max_statement_time arms a timer for every
+// statement) is measured in the right direction, far beyond the spread
+// of a commit's samples; the diff names the timer's functions; a server
+// that cannot start is a crash that skips the commit; nothing is left
+// running.
+func TestInstructionsSamplerFindsPlantedWork(t *testing.T) {
+	needCallgrindTools(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	dir := fakeRepo(t, [][2]string{{"base", ""}, {"timer", "--max-statement-time=100"},
+		{"broken", "--no-such-option-perfbisect=1"}})
+	sampler := newInstructionsSampler(t, ctx, dir)
+	defer sampler.Close()
+	runs := map[string][]store.Run{}
+	for _, tag := range []string{"base", "timer"} {
+		c := resolve(t, ctx, sampler.Builds.Repo, tag)
+		for i := 0; i < 2; i++ {
+			r, err := sampler.Sample(ctx, c, i)
+			if err != nil {
+				t.Fatalf("%s sample %d: %v", tag, i, err)
+			}
+			if r.Metric != store.MetricInstructions || r.BuildID == "" || r.Value < 10000 {
+				t.Errorf("%s sample %d: %+v", tag, i, r)
+			}
+			if _, err := os.Stat(r.ProfilePath); err != nil {
+				t.Errorf("%s sample %d: no dump: %v", tag, i, err)
+			}
+			runs[tag] = append(runs[tag], *r)
+		}
+		a, b := runs[tag][0].Value, runs[tag][1].Value
+		t.Logf("%s: %.1f, %.1f instructions per query", tag, a, b)
+		if math.Abs(a-b)/a > 0.002 {
+			t.Errorf("%s: samples %.1f and %.1f differ by more than 0.2 %%", tag, a, b)
+		}
+	}
+	d, err := InstructionDiff(runs["base"], runs["timer"], 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Delta < 200 || d.Delta > 2000 {
+		t.Errorf("max_statement_time added %.1f instructions per query, want a few hundred", d.Delta)
+	}
+	named := false
+	for _, f := range d.Self {
+		named = named || strings.HasPrefix(f.Name, "thr_timer_")
+	}
+	if !named {
+		t.Errorf("the diff names no thr_timer_ function: %+v", d.Self)
+	}
+	pid := sampler.session.Pid()
+	_, err = sampler.Sample(ctx, resolve(t, ctx, sampler.Builds.Repo, "broken"), 0)
+	if !errors.Is(err, bisect.ErrCrashed) {
+		t.Errorf("a server that cannot start: %v, want bisect.ErrCrashed", err)
+	}
+	if pid == 0 || alive(pid) {
+		t.Errorf("the previous commit's server (pid %d) was not stopped", pid)
+	}
+}
+
+func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+
+func newInstructionsSampler(t *testing.T, ctx context.Context, dir string) *InstructionsSampler {
+	t.Helper()
+	st := openTestStore(t)
+	r, err := repo.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	b, err := build.New(build.Config{CacheDir: cache}, build.Recipe{Name: "fakemariadb", CMakeFlags: []string{}, Binary: "bin/mariadbd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bench := &runner.Bench{WorkDir: filepath.Join(cache, "bench"),
+		Server:   runner.ServerConfig{Options: []string{"innodb_log_file_size=32M"}, StopGrace: 30 * time.Second},
+		Protocol: runner.Protocol{Run: pointselect.RunConfig{Threads: 1, Tables: 1, TableSize: 10000}}}
+	builds := &BuildSampler{Repo: r, Builder: b, Bench: bench, Store: st}
+	sampler := &InstructionsSampler{Builds: builds, Callgrind: runner.Callgrind{DumpDir: filepath.Join(cache, "profiles")}}
+	// The store wants each commit before its builds.
+	for _, tag := range []string{"base", "timer", "broken"} {
+		c := resolve(t, ctx, r, tag)
+		if err := st.PutCommit(ctx, store.Commit{Hash: c.Hash, Subject: tag}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sampler
+}
+
+func resolve(t *testing.T, ctx context.Context, r *repo.Repo, rev string) bisect.Commit {
+	t.Helper()
+	c, err := r.Resolve(ctx, rev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bisect.Commit{Hash: c.Hash, Short: c.Hash[:10], Subject: rev}
+}
