@@ -35,7 +35,6 @@ type bisectOptions struct {
 	report      string
 	resume      string
 	fresh       bool
-	quiet       bool
 }
 
 func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
@@ -53,7 +52,6 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	fs.StringVar(&o.report, "report", "", "also write the Markdown report to this file")
 	fs.StringVar(&o.resume, "resume", "", "continue the stored bisect with this ID")
 	fs.BoolVar(&o.fresh, "fresh", false, "start a new bisect and measure again instead of reusing stored runs")
-	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no progress on stderr")
 	addRealFlags(fs, &o.spec.Real)
 }
 
@@ -102,7 +100,6 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 			return err
 		}
 	}
-	a.io.Quiet = o.quiet
 	s, err := a.openStore(ctx)
 	if err != nil {
 		return err

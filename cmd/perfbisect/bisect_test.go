@@ -280,3 +280,79 @@ func TestInterruptedBisectSaysHowToResume(t *testing.T) {
 		t.Errorf("the rerun does not say it resumes %s:\n%s", id, rerr.String())
 	}
 }
+
+// compare on the dry run: the seed's two releases differ by about 0.6 %
+// (12.0.1 lacks the AHI fixup), in the right direction, reusing the runs
+// on a second call.
+func TestCompareDryRun(t *testing.T) {
+	isolate(t)
+	out, _, err := execute(t, "compare", "--dry-run", "--runs", "6", "--json", "-q", "11.8.6", "12.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c pipeline.Comparison
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if c.Verdict != "worse" || c.Delta > -0.003 || c.Delta < -0.01 || len(c.A.Samples) != 6 || c.Taken != 12 {
+		t.Errorf("compare 11.8.6 12.0.1: %s %+.2f %% on %d+%d runs (%d taken), want worse by about 0.6 %%",
+			c.Verdict, 100*c.Delta, len(c.A.Samples), len(c.B.Samples), c.Taken)
+	}
+	out, _, err = execute(t, "compare", "--dry-run", "--runs", "6", "--json", "-q", "11.8.6", "12.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(out), &c); err != nil || c.Reused != 12 || c.Taken != 0 {
+		t.Errorf("second compare: %v, taken %d reused %d; want every run reused", err, c.Taken, c.Reused)
+	}
+	if _, _, err := execute(t, "compare", "--dry-run", "11.8.6", "11.8.6"); err == nil || !strings.Contains(err.Error(), "same commit") {
+		t.Errorf("same commit: %v", err)
+	}
+}
+
+// Two identical bisects at once on one store: the second refuses with one
+// line naming the first, and no sample is stored twice.
+func TestConcurrentIdenticalBisectsRefuse(t *testing.T) {
+	whole := t.TempDir()
+	bisectJSON(t, whole)
+	wantRuns := countRuns(t, whole)
+
+	cache := t.TempDir()
+	args := []string{"bisect", "--dry-run", "--scenario", smallScenario, "--good", "v1.0", "--bad", "v1.1"}
+	first := perfbisectCmd(cache, args...)
+	stderr, err := first.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	var second *exec.Cmd
+	var secondErr bytes.Buffer
+	for sc.Scan() {
+		if second == nil && strings.HasPrefix(sc.Text(), "endpoints: ") {
+			first.Process.Signal(syscall.SIGSTOP) // hold it mid-bisect, its claim alive
+			second = perfbisectCmd(cache, args...)
+			second.Stderr = &secondErr
+			err := second.Run()
+			first.Process.Signal(syscall.SIGCONT)
+			if err == nil || second.ProcessState.ExitCode() != 1 {
+				t.Errorf("the second bisect: %v, want exit 1\n%s", err, secondErr.String())
+			}
+		}
+	}
+	if err := first.Wait(); err != nil {
+		t.Fatalf("the first bisect: %v", err)
+	}
+	if second == nil {
+		t.Fatal("the first bisect printed no endpoint verdict")
+	}
+	msg := strings.TrimSpace(secondErr.String())
+	if !strings.Contains(msg, "is being run by another perfbisect") || strings.Count(msg, "\n") > 1 {
+		t.Errorf("the second bisect said %q: want one line naming the first", msg)
+	}
+	if n := countRuns(t, cache); n != wantRuns {
+		t.Errorf("%d runs stored, a single bisect stores %d: a sample was counted twice or lost", n, wantRuns)
+	}
+}

@@ -76,9 +76,11 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 	pf.StringVar(&a.dbURL, "db", "",
 		"store: a postgres:// URL or a SQLite file path (env PERFBISECT_DB; default "+store.DefaultPathHint()+")")
 	pf.BoolVarP(&a.verbose, "verbose", "v", false, "log details to stderr")
+	pf.BoolVarP(&a.io.Quiet, "quiet", "q", false, "no progress on stderr (warnings and errors still show)")
 
 	cmd.AddCommand(
 		newBisectCmd(a),
+		newCompareCmd(a),
 		newDBCmd(a),
 		newMeasureCmd(a),
 		newModelCmd(a),

@@ -108,15 +108,13 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 	}
 	req := Request{Good: o.Good, Bad: o.Bad, Spec: t.Spec, Scenario: t.ScenarioName(), ScenarioDigest: t.ScenarioDigest, Config: o.Config,
 		WorkloadHash: t.Workload.ConfigHash + "/" + t.Workload.Environment.Fingerprint()}
-	row, resumed, err := t.openBisect(ctx, req, o)
+	owner := store.NewOwner()
+	row, resumed, err := t.openBisect(ctx, req, o, owner)
 	if err != nil {
 		return nil, err
 	}
-	if resumed {
-		if err := t.store.FinishBisect(ctx, row.ID, store.BisectRunning, nil); err != nil {
-			return nil, err
-		}
-	}
+	stop := t.store.KeepAlive(ctx, row.ID, owner, 0)
+	defer func() { stop() }()
 	m := t.Measurer(o.Fresh)
 	eng.Measurer = m
 	eng.Progress = newProgress(t.io, plan, o.Good, o.Bad)
@@ -126,52 +124,67 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 		// Steps recorded by another engine version: start a new bisect;
 		// the stored runs are still reused, so nothing is measured twice.
 		t.io.Warnf("bisect %s was recorded by another perfbisect version and does not replay; starting a new one (stored runs are reused)", row.ID)
-		o.Fresh = false
-		if row, err = t.createBisect(ctx, req); err != nil {
+		stop()
+		t.release(ctx, row.ID, owner, store.BisectFailed, nil)
+		if row, err = t.createBisect(ctx, req, owner); err != nil {
 			return nil, err
 		}
+		stop = t.store.KeepAlive(ctx, row.ID, owner, 0)
 		resumed = false
 		eng.Journal = &Journal{Store: t.store, BisectID: row.ID}
 		res, err = eng.Execute(ctx, plan)
 	}
 	if err != nil {
-		return nil, t.failBisect(ctx, row.ID, err)
+		return nil, t.failBisect(ctx, row.ID, owner, err)
 	}
 	out := &Outcome{BisectID: row.ID, Resumed: resumed, Request: req, Result: res,
 		Taken: m.Taken, Reused: m.Reused, ModelNotes: t.Notes()}
 	if out.Report, err = t.ReportInput(ctx, out); err != nil {
-		return nil, err
+		return nil, t.failBisect(ctx, row.ID, owner, err)
 	}
 	raw, err := json.Marshal(out.Report)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.store.FinishBisect(ctx, row.ID, store.BisectDone, raw); err != nil {
+	if err := t.release(ctx, row.ID, owner, store.BisectDone, raw); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
+// release stores a bisect's result document (when given) and status, and
+// ends this process's claim on it.
+func (t *Target) release(ctx context.Context, id, owner string, status store.BisectStatus, doc []byte) error {
+	if doc != nil {
+		if err := t.store.FinishBisect(ctx, id, status, doc); err != nil {
+			return err
+		}
+	}
+	return t.store.ReleaseBisect(ctx, id, owner, status)
+}
+
 // failBisect records how a bisect ended early: interrupted (ctx) or
 // failed, and returns the error to report.
-func (t *Target) failBisect(ctx context.Context, id string, err error) error {
+func (t *Target) failBisect(ctx context.Context, id, owner string, err error) error {
 	bg := context.WithoutCancel(ctx)
 	if ctx.Err() != nil {
 		msg, _ := json.Marshal(map[string]string{"interrupted": ctx.Err().Error()})
-		if serr := t.store.FinishBisect(bg, id, store.BisectInterrupted, msg); serr != nil {
+		if serr := t.release(bg, id, owner, store.BisectInterrupted, msg); serr != nil {
 			t.io.Warnf("marking bisect %s interrupted: %v", id, serr)
 		}
 		return &InterruptedError{BisectID: id, Err: ctx.Err()}
 	}
 	msg, _ := json.Marshal(map[string]string{"error": err.Error()})
-	if serr := t.store.FinishBisect(bg, id, store.BisectFailed, msg); serr != nil {
+	if serr := t.release(bg, id, owner, store.BisectFailed, msg); serr != nil {
 		t.io.Warnf("marking bisect %s failed: %v", id, serr)
 	}
 	return fmt.Errorf("bisect %s: %w", id, err)
 }
 
 // openBisect finds the bisect to continue or creates one.
-func (t *Target) openBisect(ctx context.Context, req Request, o BisectOptions) (store.Bisect, bool, error) {
+// It claims the bisect for owner: a second process on the same bisect
+// (or the same request) gets a *store.BusyError naming the first.
+func (t *Target) openBisect(ctx context.Context, req Request, o BisectOptions, owner string) (store.Bisect, bool, error) {
 	if o.ResumeID != "" {
 		row, err := t.store.Bisect(ctx, o.ResumeID)
 		if err != nil {
@@ -185,12 +198,18 @@ func (t *Target) openBisect(ctx context.Context, req Request, o BisectOptions) (
 			return row, false, fmt.Errorf("bisect %s was measured with another workload or on another machine; "+
 				"rerun it with the same workload and server flags", row.ID)
 		}
+		if err := t.store.ClaimBisect(ctx, row.ID, owner, 0); err != nil {
+			return row, false, err
+		}
 		t.io.Printf("resuming bisect %s", row.ID)
 		return row, true, nil
 	}
 	if !o.Fresh {
 		row, err := t.store.LatestBisect(ctx, req.Key())
 		if err == nil {
+			if err := t.store.ClaimBisect(ctx, row.ID, owner, 0); err != nil {
+				return row, false, err
+			}
 			t.io.Printf("resuming bisect %s (the same request was started %s)", row.ID, row.CreatedAt.Local().Format("2006-01-02 15:04"))
 			return row, true, nil
 		}
@@ -198,16 +217,16 @@ func (t *Target) openBisect(ctx context.Context, req Request, o BisectOptions) (
 			return row, false, err
 		}
 	}
-	row, err := t.createBisect(ctx, req)
+	row, err := t.createBisect(ctx, req, owner)
 	return row, false, err
 }
 
-func (t *Target) createBisect(ctx context.Context, req Request) (store.Bisect, error) {
+func (t *Target) createBisect(ctx context.Context, req Request, owner string) (store.Bisect, error) {
 	raw, err := json.Marshal(req)
 	if err != nil {
 		return store.Bisect{}, err
 	}
-	row := store.Bisect{RequestKey: req.Key(), Request: raw}
+	row := store.Bisect{RequestKey: req.Key(), Request: raw, Owner: owner}
 	if err := t.store.CreateBisect(ctx, &row); err != nil {
 		return row, err
 	}

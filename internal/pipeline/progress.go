@@ -136,5 +136,8 @@ func commitsLeft(n int) string {
 	if n <= 0 {
 		return ""
 	}
+	if n == 1 {
+		return " (1 commit left)"
+	}
 	return fmt.Sprintf(" (%d commits left)", n)
 }

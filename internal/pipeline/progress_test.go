@@ -29,7 +29,7 @@ func TestProgressWords(t *testing.T) {
 	for _, want := range []string{
 		"[1/~", "measured (good 11.8.6)",
 		"m1 after 4 runs: like bad 12.0.1 (3 commits left)",
-		"m2 after 5 runs: like good 11.8.6 (1 commits left)",
+		"m2 after 5 runs: like good 11.8.6 (1 commit left)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("progress lacks %q:\n%s", want, out)

@@ -1,0 +1,106 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/stats"
+)
+
+// A Comparison answers "is B slower than A, and by how much", as
+// benchstat does: medians, the relative change with its 95 % interval,
+// the Mann-Whitney p-value, and a verdict that uses bisect's rules (p
+// below alpha AND a change of at least the minimum effect).
+type Comparison struct {
+	Metric bisect.Metric `json:"metric"`
+	A      Compared      `json:"a"`
+	B      Compared      `json:"b"`
+	// Delta is median(B)/median(A) - 1, CILow..CIHigh its 95 % bootstrap
+	// interval, P the two-sided Mann-Whitney p-value.
+	Delta  float64 `json:"delta"`
+	CILow  float64 `json:"ci_low"`
+	CIHigh float64 `json:"ci_high"`
+	P      float64 `json:"p"`
+	// MinEffect and Alpha are the rules the verdict applied.
+	MinEffect float64 `json:"min_effect"`
+	Alpha     float64 `json:"alpha"`
+	// Verdict is "worse", "better" or "same" for B against A.
+	Verdict string `json:"verdict"`
+	// Taken and Reused count samples measured now and read from the store.
+	Taken  int `json:"taken"`
+	Reused int `json:"reused"`
+}
+
+// Compared is one side of a Comparison.
+type Compared struct {
+	Revision string        `json:"revision"`
+	Commit   bisect.Commit `json:"commit"`
+	Median   float64       `json:"median"`
+	Samples  []float64     `json:"samples"`
+}
+
+// Compare takes runs samples of a and b, interleaved (a, b, a, b, ...) so
+// that a change of host speed touches both alike, reusing stored ones
+// unless fresh, and compares them with cfg's metric, minimum effect and
+// alpha.
+func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
+	ca, err := t.History.Resolve(ctx, a)
+	if err != nil {
+		return nil, &bisect.RevisionError{Role: "first", Rev: a, Err: err}
+	}
+	cb, err := t.History.Resolve(ctx, b)
+	if err != nil {
+		return nil, &bisect.RevisionError{Role: "second", Rev: b, Err: err}
+	}
+	if ca.Hash == cb.Hash {
+		return nil, fmt.Errorf("%s and %s are the same commit %s: %w", a, b, ca.Short, bisect.ErrSameCommit)
+	}
+	m := t.Measurer(fresh)
+	sa, sb := make([]float64, 0, runs), make([]float64, 0, runs)
+	for i := 0; i < runs; i++ {
+		for _, side := range []struct {
+			c   bisect.Commit
+			dst *[]float64
+		}{{ca, &sa}, {cb, &sb}} {
+			x, err := m.Measure(ctx, side.c, i, 1)
+			if err != nil {
+				return nil, fmt.Errorf("measuring %s: %w", side.c.Short, err)
+			}
+			*side.dst = append(*side.dst, x...)
+		}
+		t.io.Printf("compare: %d of %d runs each", i+1, runs)
+	}
+	c := compareSamples(sa, sb, cfg)
+	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(sa), Samples: sa}
+	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(sb), Samples: sb}
+	c.Taken, c.Reused = m.Taken, m.Reused
+	return c, nil
+}
+
+// compareSamples applies the verdict rules to two sets of samples.
+func compareSamples(a, b []float64, cfg bisect.Config) *Comparison {
+	metric := cfg.Metric
+	if metric == (bisect.Metric{}) {
+		metric = bisect.MetricTPS
+	}
+	c := &Comparison{Metric: metric, MinEffect: cfg.MinEffect, Alpha: cfg.Alpha, Verdict: "same"}
+	c.Delta = stats.Median(b)/stats.Median(a) - 1
+	c.CILow, c.CIHigh = stats.RatioCI(a, b, stats.Median, 0.95, rand.New(rand.NewPCG(1, uint64(len(a)+len(b)))))
+	c.P = stats.MannWhitneyP(a, b)
+	if c.P < cfg.Alpha && abs(c.Delta) >= cfg.MinEffect {
+		c.Verdict = "better"
+		if metric.Worse(c.Delta) {
+			c.Verdict = "worse"
+		}
+	}
+	return c
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
