@@ -4,20 +4,19 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfbisect/perfbisect/internal/pipeline"
-	"github.com/perfbisect/perfbisect/internal/runner"
 )
 
 // addRealFlags binds the flags that say how real MariaDB commits are
 // built, started and measured (measure, and bisect without --dry-run).
 func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
-	d := runner.DefaultProtocol.Run
-	fs.StringVar(&o.Repo, "repo", ".", "MariaDB clone (a git repository)")
+	d := pipeline.DefaultRealSpec()
+	fs.StringVar(&o.Repo, "repo", d.Repo, "MariaDB clone (a git repository)")
 	tablesVar(fs, &o.Tables, d.Tables, "point select: number of tables")
 	tableSizeVar(fs, &o.TableSize, d.TableSize, "point select: rows per table")
 	threadsVar(fs, &o.Threads, d.Threads, "point select: client threads")
 	timeVar(fs, &o.Time, d.Time, "point select: length of each measured run")
 	warmupVar(fs, &o.Warmup, d.Warmup, "point select: unmeasured warm-up before each run")
-	fs.StringVar(&o.RandType, "rand-type", "special", "point select: id distribution (special, uniform, gaussian, pareto, zipfian)")
+	fs.StringVar(&o.RandType, "rand-type", d.RandType, "point select: id distribution (special, uniform, gaussian, pareto, zipfian)")
 	fs.StringVar(&o.AHI, "ahi", "", "innodb_adaptive_hash_index: on or off (default: the server's)")
 	fs.StringArrayVar(&o.ServerOptions, "server-option", nil, "extra [mysqld] option-file line, e.g. innodb_buffer_pool_size=4G (repeatable)")
 	fs.StringArrayVar(&o.CMakeFlags, "cmake-flag", nil, "extra cmake flag for the build, e.g. -DWITH_ASAN=ON (repeatable)")

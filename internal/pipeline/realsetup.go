@@ -14,6 +14,15 @@ import (
 	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
+// DefaultRealSpec is the spec of a real bisect: the clone in ".", and
+// runner.DefaultProtocol's workload (sysbench's seed configuration: 8
+// tables x 1M rows, 128 threads, 60 s runs after a 10 s warm-up).
+func DefaultRealSpec() RealSpec {
+	d := runner.DefaultProtocol.Run
+	return RealSpec{Repo: ".", Tables: d.Tables, TableSize: d.TableSize, Threads: d.Threads, Time: d.Time,
+		Warmup: d.Warmup, RandType: "special"}
+}
+
 // Validate rejects a real spec that cannot be measured, before anything
 // is built: the message names the flag.
 func (r RealSpec) Validate() error {
