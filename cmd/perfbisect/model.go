@@ -20,7 +20,7 @@ func newModelCmd(a *app) *cobra.Command {
 		Short: "Run the in-process InnoDB adaptive hash index model",
 		Long: `The AHI model stands in for MariaDB in dry runs: B+tree tables, the
 adaptive hash index with MariaDB's learning heuristics, partitions, latches,
-disable/enable and eager or lazy DROP TABLE (docs: ahi-model-spec.md).
+disable/enable and eager or lazy DROP TABLE (docs/ahi-model-spec.md).
 Knobs select code variants (perfbisect model knobs). Every report says
 which statements are read from MariaDB's sources [fact] and which are
 modelling choices [model], and which figures tps_factor [calibration]

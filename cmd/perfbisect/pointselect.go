@@ -50,7 +50,8 @@ booleans), so a sysbench command line works by changing one word:
   perfbisect pointselect --tables=8 --table-size=1000000 --threads=128 --time=60 run
   perfbisect pointselect --tables=8 cleanup
 
-Intermediate lines (--report-interval) go to stderr, the summary (or --json) to stdout.`,
+Intermediate lines (--report-interval) go to stderr, the summary (or --json) to stdout.
+The behaviour it follows, sysbench's, is in docs/point-select-spec.md.`,
 	}
 	pf := cmd.PersistentFlags()
 	tablesVar(pf, &opts.tables, 1, "number of tables sbtest1..N")
