@@ -75,11 +75,21 @@ func runFromInstructions(smp *runner.InstrSample, buildID string) *store.Run {
 }
 
 // InstructionsWorkload describes the instructions workload for the store:
-// the data, the query sequence and the way of counting, and this machine
-// with the build recipe. Its ConfigHash differs from every TPS workload's.
-func InstructionsWorkload(p runner.Protocol, server runner.ServerConfig, cg runner.Callgrind, recipeHash string) (Workload, error) {
+// the data, the query sequence, the way of counting and valgrind's
+// version, and this machine with the build recipe. Its ConfigHash differs
+// from every TPS workload's. Without valgrind it is runner.ErrNoValgrind,
+// before anything is built.
+func InstructionsWorkload(ctx context.Context, p runner.Protocol, server runner.ServerConfig, cg runner.Callgrind, recipeHash string) (Workload, error) {
 	run := p.Run.WithDefaults()
 	cg = cg.WithDefaults()
+	version, err := cg.Version(ctx)
+	if err != nil {
+		return Workload{}, err
+	}
+	toggle := cg.Toggle
+	if cg.WholeServer {
+		toggle = ""
+	}
 	cfg := struct {
 		Metric    string   `json:"metric"`
 		Tables    int      `json:"tables"`
@@ -89,11 +99,12 @@ func InstructionsWorkload(p runner.Protocol, server runner.ServerConfig, cg runn
 		Warmup    int      `json:"warmup_queries"`
 		Seed      uint64   `json:"seed"`
 		Toggle    string   `json:"toggle_collect,omitempty"`
+		Valgrind  string   `json:"valgrind"`
 		PerStart  int      `json:"samples_per_start"`
 		AHI       string   `json:"ahi,omitempty"`
 		Options   []string `json:"server_options,omitempty"`
 	}{store.MetricInstructions, run.Tables, run.TableSize, run.Rand.Type, cg.Queries, cg.Warmup, cg.Seed,
-		cg.Toggle, cg.SamplesPerStart, server.AHI, server.Options}
+		toggle, version, cg.SamplesPerStart, server.AHI, server.Options}
 	w, err := newWorkload("oltp_point_select", cfg)
 	if err != nil {
 		return w, err

@@ -248,3 +248,39 @@ func resolve(t *testing.T, ctx context.Context, r *repo.Repo, rev string) bisect
 	}
 	return bisect.Commit{Hash: c.Hash, Short: c.Hash[:10], Subject: rev}
 }
+
+// The instructions workload never shares a ConfigHash with the TPS one,
+// nor with another way of counting; without valgrind it fails at once.
+func TestInstructionsWorkload(t *testing.T) {
+	ctx := context.Background()
+	proto, server := runner.DefaultProtocol, runner.ServerConfig{}
+	if _, err := InstructionsWorkload(ctx, proto, server, runner.Callgrind{Valgrind: "/nonexistent/valgrind"}, "r"); !errors.Is(err, runner.ErrNoValgrind) {
+		t.Errorf("without valgrind: %v", err)
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("valgrind missing: scripts/test.sh installs it")
+		}
+		t.Skip("no valgrind")
+	}
+	tps, err := RealWorkload(proto, server, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := InstructionsWorkload(ctx, proto, server, runner.Callgrind{}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := InstructionsWorkload(ctx, proto, server, runner.Callgrind{WholeServer: true}, "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := InstructionsWorkload(ctx, proto, server, runner.Callgrind{}, "r")
+	if a.ConfigHash == tps.ConfigHash || a.ConfigHash == whole.ConfigHash || a.ConfigHash != again.ConfigHash {
+		t.Errorf("config hashes: tps %s, instructions %s (again %s), whole server %s",
+			tps.ConfigHash, a.ConfigHash, again.ConfigHash, whole.ConfigHash)
+	}
+	if !strings.Contains(string(a.Config), `"metric":"instructions"`) || !strings.Contains(string(a.Config), `"valgrind":"valgrind-`) {
+		t.Errorf("config %s", a.Config)
+	}
+}

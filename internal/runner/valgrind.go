@@ -123,6 +123,21 @@ func (c Callgrind) tools() (valgrind, control string, err error) {
 	return valgrind, control, nil
 }
 
+// Version returns valgrind's version ("valgrind-3.19.0"): instruction
+// counts are comparable only under the same valgrind (it decides the CPU
+// features the server, and so glibc, sees). It is ErrNoValgrind without one.
+func (c Callgrind) Version(ctx context.Context) (string, error) {
+	valgrind, _, err := c.tools()
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, valgrind, "--version").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s --version: %w", valgrind, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // serverOptions returns the server options that valgrind needs, after the
 // caller's: asynchronous I/O through threads (native AIO hangs under
 // valgrind), no buffer pool load in the background, and the buffer pool's address space reservation limited to

@@ -145,6 +145,9 @@ func TestCallgrindWithoutValgrind(t *testing.T) {
 	if strings.Count(err.Error(), "\n") != 0 {
 		t.Errorf("not one line: %q", err)
 	}
+	if _, err := (Callgrind{Valgrind: "/nonexistent/valgrind"}).Version(context.Background()); !errors.Is(err, ErrNoValgrind) {
+		t.Errorf("Version without valgrind: %v", err)
+	}
 	if err := (Callgrind{}).Validate(); err == nil {
 		t.Error("a config without a dump directory validated")
 	}
@@ -160,6 +163,11 @@ func TestServerOptionsForValgrind(t *testing.T) {
 	for _, want := range []string{"innodb_use_native_aio=0", "innodb_buffer_pool_size_max=134217728"} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("options %q lack %s", joined, want)
+		}
+	}
+	if _, _, err := (Callgrind{}).tools(); err == nil {
+		if v, err := (Callgrind{}).Version(context.Background()); err != nil || !strings.HasPrefix(v, "valgrind-3.") {
+			t.Errorf("valgrind version %q, %v", v, err)
 		}
 	}
 	if ok, err := knowsOption(context.Background(), cfg.Mariadbd, "no-such-option-perfbisect"); ok || err != nil {
