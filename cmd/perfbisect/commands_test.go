@@ -2,8 +2,15 @@ package main
 
 import (
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // TestUnknownCommandSuggests: a typo in a command, on the root or in a
@@ -41,5 +48,30 @@ func TestUnknownCommandSuggests(t *testing.T) {
 		if err != nil || !strings.Contains(out, "Available Commands") {
 			t.Errorf("%s: err = %v, help:\n%s", g, err, out)
 		}
+	}
+}
+
+// TestHelpCitesDocsThatExist: every repository path a help text cites
+// (docs/x.md, internal/y/Z.md) is in the repository.
+func TestHelpCitesDocsThatExist(t *testing.T) {
+	cited := regexp.MustCompile(`\b(?:docs|internal)/[\w./-]*\w\.md\b`)
+	found := 0
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		texts := []string{c.Short, c.Long, c.Example}
+		c.Flags().VisitAll(func(f *pflag.Flag) { texts = append(texts, f.Usage) })
+		for _, m := range cited.FindAllString(strings.Join(texts, "\n"), -1) {
+			found++
+			if _, err := os.Stat(filepath.Join("..", "..", m)); err != nil {
+				t.Errorf("%s cites %s: %v", c.CommandPath(), m, err)
+			}
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(io.Discard, io.Discard))
+	if found < 2 {
+		t.Errorf("found %d cited docs, want at least the AHI and point-select specs", found)
 	}
 }
