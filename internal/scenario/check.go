@@ -21,6 +21,7 @@ func (s *Scenario) Check(ctx context.Context) error {
 		return err
 	}
 	var errs []error
+	seen := map[string]bool{} // each problem once, at the first commit that has it
 	for i, st := range states {
 		if !st.knobsChanged {
 			continue // the same knobs as the first parent: checked there
@@ -29,7 +30,8 @@ func (s *Scenario) Check(ctx context.Context) error {
 		if err == nil {
 			err = ahi.Config{Knobs: k, Tables: s.Workload.Tables, TableSize: s.Workload.TableSize}.Validate()
 		}
-		if err != nil {
+		if err != nil && !seen[err.Error()] {
+			seen[err.Error()] = true
 			errs = append(errs, fmt.Errorf("commit %d (%q): %w", i+1, st.ID, err))
 		}
 	}

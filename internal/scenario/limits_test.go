@@ -120,3 +120,15 @@ func TestLoadChecksKnobsAndWorkload(t *testing.T) {
 		t.Errorf("Check: err = %v", err)
 	}
 }
+
+// A bad knob inherited by later commits is reported once, where it is set.
+func TestCheckReportsEachProblemOnce(t *testing.T) {
+	s := linearScenario(10)
+	bad, slow := "5", "0.9"
+	s.Commits[2].Knobs = Knobs{"thredas": &bad}
+	s.Commits[6].Knobs = Knobs{"tps_factor": &slow}
+	err := s.Check(context.Background())
+	if err == nil || strings.Count(err.Error(), `unknown knob "thredas"`) != 1 || !strings.Contains(err.Error(), `commit 3 ("c2")`) {
+		t.Errorf("Check: %v; want the unknown knob once, at commit 3", err)
+	}
+}
