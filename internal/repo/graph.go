@@ -1,6 +1,7 @@
 package repo
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"strings"
@@ -14,6 +15,7 @@ type node struct {
 	parents []plumbing.Hash
 	time    int64           // committer time, Unix seconds
 	picked  []plumbing.Hash // "(cherry picked from commit X)" markers of the message
+	info    Commit          // the commit as Range returns it, so a walk reads each object once
 }
 
 // node returns the cached graph node of commit h.
@@ -25,7 +27,8 @@ func (r *Repo) node(h plumbing.Hash) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{hash: h, parents: c.ParentHashes, time: c.Committer.When.Unix(), picked: pickMarkers(c.Message)}
+	n := &node{hash: h, parents: c.ParentHashes, time: c.Committer.When.Unix(), picked: pickMarkers(c.Message),
+		info: newCommit(c)}
 	r.nodes[h] = n
 	return n, nil
 }
@@ -57,7 +60,7 @@ func (q nodeQueue) Less(i, j int) bool {
 	if q[i].time != q[j].time {
 		return q[i].time > q[j].time
 	}
-	return q[i].hash.String() > q[j].hash.String()
+	return bytes.Compare(q[i].hash[:], q[j].hash[:]) > 0 // the order of their hex forms, without allocating
 }
 func (q nodeQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
 func (q *nodeQueue) Push(x any)   { *q = append(*q, x.(*node)) }

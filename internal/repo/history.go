@@ -67,11 +67,13 @@ func (r *Repo) Range(ctx context.Context, from, to string, opts RangeOptions) ([
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c, err := r.commitObject(h)
+		n, err := r.node(h) // cached by the walk
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, newCommit(c))
+		c := n.info
+		c.Parents = slices.Clone(c.Parents)
+		out = append(out, c)
 	}
 	return out, nil
 }
