@@ -1,0 +1,166 @@
+package track
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/changepoint"
+	"github.com/perfbisect/perfbisect/internal/pipeline"
+)
+
+// A Config is what `perfbisect track` follows, read from a JSON file
+// (docs/track.example.json). Unknown fields are errors.
+type Config struct {
+	// Clone is the MariaDB clone that is fetched, built and measured.
+	// Required in real mode; ignored by dry runs (the scenario is the
+	// clone).
+	Clone string `json:"clone,omitempty"`
+	// Remote is the remote fetched each night. Default "origin".
+	Remote string `json:"remote,omitempty"`
+	// Branches are the branches followed, e.g. ["10.11", "11.4", "main"].
+	// Required.
+	Branches []string `json:"branches"`
+	// Metric is what a night measures. Only "tps" (the default) for now.
+	Metric string `json:"metric,omitempty"`
+	// Runs is the number of runs a night takes of each new tip. Default 5.
+	Runs int `json:"runs,omitempty"`
+	// Workload is how real commits are built, started and measured
+	// (pipeline.RealSpec; its repo is Clone). Zero fields take the
+	// defaults of `perfbisect bisect`.
+	Workload pipeline.RealSpec `json:"workload,omitzero"`
+	// Detect tunes change-point detection. Default changepoint.DefaultOptions.
+	Detect changepoint.Options `json:"detect,omitzero"`
+	// Slack widens each automatic bisect by this many nights on each side
+	// of the change point, for change points located a night or two off.
+	// Default 2.
+	Slack int `json:"slack,omitempty"`
+	// GitHub is the repository issues are filed in (owner/name); "" files
+	// nothing.
+	GitHub string `json:"github,omitempty"`
+	// Labels of filed issues. Default ["perfbisect", "performance"].
+	Labels []string `json:"labels,omitempty"`
+	// Night is the length of a night when a dry run derives nights from
+	// its scenario's commit times. Default 24h.
+	Night Duration `json:"night,omitzero"`
+}
+
+// A Duration is a time.Duration written as "24h" in JSON.
+type Duration struct{ time.Duration }
+
+// UnmarshalJSON reads "24h", "90m", ….
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration: want a string such as \"24h\"")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalJSON writes "24h0m0s".
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// IsZero reports an unset duration (for omitzero).
+func (d Duration) IsZero() bool { return d.Duration == 0 }
+
+// ReadConfig reads and checks a config file; defaults are applied.
+func ReadConfig(path string) (Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("track config: %w", err)
+	}
+	defer f.Close()
+	c, err := ParseConfig(f)
+	if err != nil {
+		return c, fmt.Errorf("track config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseConfig reads a config; defaults are applied and the result is
+// validated (without Clone: Validate(real) checks it).
+func ParseConfig(r io.Reader) (Config, error) {
+	data, err := io.ReadAll(io.LimitReader(r, 1<<20))
+	if err != nil {
+		return Config{}, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	c := Config{Workload: pipeline.DefaultRealSpec()}
+	if err := dec.Decode(&c); err != nil {
+		return c, err
+	}
+	c = c.WithDefaults()
+	return c, c.Validate(false)
+}
+
+// WithDefaults fills the documented defaults into unset fields.
+func (c Config) WithDefaults() Config {
+	if c.Remote == "" {
+		c.Remote = "origin"
+	}
+	if c.Metric == "" {
+		c.Metric = "tps"
+	}
+	if c.Runs == 0 {
+		c.Runs = 5
+	}
+	if c.Detect.Window == 0 {
+		c.Detect.Window = changepoint.DefaultOptions.Window
+	}
+	if c.Detect.PValue == 0 {
+		c.Detect.PValue = changepoint.DefaultOptions.PValue
+	}
+	if c.Slack == 0 {
+		c.Slack = 2
+	}
+	if c.Night.Duration == 0 {
+		c.Night.Duration = 24 * time.Hour
+	}
+	return c
+}
+
+// Validate reports every nonsense setting at once; real also requires a
+// clone.
+func (c Config) Validate(real bool) error {
+	var errs []error
+	add := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if real && c.Clone == "" {
+		add("clone: the MariaDB clone to follow is required")
+	}
+	if len(c.Branches) == 0 {
+		add("branches: name at least one branch to follow")
+	}
+	seen := map[string]bool{}
+	for _, b := range c.Branches {
+		if b == "" || seen[b] {
+			add("branches: %q is empty or listed twice", b)
+		}
+		seen[b] = true
+	}
+	if c.Metric != "tps" {
+		add("metric %q: only \"tps\" can be tracked so far", c.Metric)
+	}
+	if c.Runs < 2 || c.Runs > 100 {
+		add("runs %d: want 2 to 100 runs a night", c.Runs)
+	}
+	if c.Slack < 0 || c.Slack > 30 {
+		add("slack %d: want 0 to 30 nights", c.Slack)
+	}
+	if c.Night.Duration < time.Minute {
+		add("night %v: want at least a minute", c.Night)
+	}
+	if err := c.Detect.Validate(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
