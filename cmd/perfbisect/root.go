@@ -87,6 +87,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 		newPointselectCmd(a),
 		newReportCmd(a),
 		newScenarioCmd(a),
+		newTrackCmd(a), newHistoryCmd(a),
 	)
 	guardGroups(cmd)
 	return cmd
