@@ -21,8 +21,8 @@ var mdTemplate = template.Must(template.New("report.md").Funcs(template.FuncMap{
 	"tps0":     tpsInt,
 	"indent":   indent,
 	"esc":      mdEscape,
-	"link":     mdLink,
-	"trunc":    func(s string) string { return mdEscape(truncate(s, 48)) },
+	"link":     CodeLink,
+	"trunc":    func(s string) string { return mdEscape(Truncate(s, 48)) },
 	"diffstat": diffstat,
 	"share":    func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + " %" },
 }).Parse(markdownTemplate))
@@ -80,15 +80,17 @@ func indent(s string) string {
 	return strings.Join(lines, "")
 }
 
-// mdLink renders `text` linked to url, or just as code without one.
-func mdLink(text, url string) string {
+// CodeLink renders text as Markdown code linked to url, or just as code
+// without one.
+func CodeLink(text, url string) string {
 	if url == "" {
 		return "`" + text + "`"
 	}
 	return "[`" + text + "`](" + url + ")"
 }
 
-func truncate(s string, n int) string {
+// Truncate shortens s to n runes, the last an ellipsis.
+func Truncate(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}

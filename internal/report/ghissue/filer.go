@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
 
@@ -213,7 +212,7 @@ func (f *Filer) File(ctx context.Context, in report.Input, opts report.Options) 
 		}
 		return f.comment(ctx, fl)
 	}
-	fl.Title, fl.Labels = truncate(rep.Title, 250), f.labels()
+	fl.Title, fl.Labels = report.Truncate(rep.Title, 250), f.labels()
 	fl.Body, err = issueBody(rep, in, marker)
 	if err != nil {
 		return fl, err
@@ -253,7 +252,7 @@ func (f *Filer) commentBody(rep *report.Report, in report.Input, marker string) 
 	}
 	b.WriteString(").\n\n" + rep.Summary[0] + "\\\n" + rep.Summary[1] + "\n\n")
 	for _, c := range rep.Culprits {
-		fmt.Fprintf(&b, "- %s: %s\n", mdLink(c.Short, c.URL), c.EffectLine)
+		fmt.Fprintf(&b, "- %s: %s\n", report.CodeLink(c.Short, c.URL), c.EffectLine)
 	}
 	var full bytes.Buffer
 	if err := rep.WriteMarkdown(&full); err == nil {
@@ -308,21 +307,4 @@ func (f *Filer) create(ctx context.Context, fl Filing) (Filing, error) {
 		}
 	}
 	return fl, nil
-}
-
-// mdLink renders `text` linked to url, or just as code without one.
-func mdLink(text, url string) string {
-	if url == "" {
-		return "`" + text + "`"
-	}
-	return "[`" + text + "`](" + url + ")"
-}
-
-// truncate shortens s to n runes, the last an ellipsis.
-func truncate(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
 }
