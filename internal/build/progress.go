@@ -167,7 +167,7 @@ func (p *progress) redraw(s status, now time.Time) {
 	if t := s.linkTarget(); t != "" {
 		desc = "link " + t
 	}
-	fmt.Fprintf(p.w, "\rbuild %s: [%d/%d] %d %%, %s  %s\x1b[K", p.name, s.done, s.total,
+	fmt.Fprintf(p.w, "\rbuild %s: [%d/%d] %d%%, %s  %s\x1b[K", p.name, s.done, s.total,
 		s.done*100/s.total, p.elapsed(now), cut(desc, ttyDesc))
 	p.live, p.lastAt = true, now
 	if last {
@@ -175,7 +175,7 @@ func (p *progress) redraw(s status, now time.Time) {
 	}
 }
 
-// plain prints "compile N/M (P %), T" when the percentage passed a
+// plain prints "compile N/M (P%), T" when the percentage passed a
 // multiple of plainStep, plainEvery went by, or at the last step.
 func (p *progress) plain(s status, now time.Time) {
 	pct := s.done * 100 / s.total
@@ -185,7 +185,7 @@ func (p *progress) plain(s status, now time.Time) {
 		return
 	}
 	p.lastPct, p.lastAt = pct, now
-	p.phase("compile %d/%d (%d %%), %s", s.done, s.total, pct, p.elapsed(now))
+	p.phase("compile %d/%d (%d%%), %s", s.done, s.total, pct, p.elapsed(now))
 }
 
 // elapsed is the time since the first ninja step, in whole seconds.

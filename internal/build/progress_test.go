@@ -73,11 +73,11 @@ func TestProgressPlainLines(t *testing.T) {
 	}
 	for _, want := range []string{
 		"build abc: configure (cmake re-run by ninja)\n",
-		"build abc: compile 1/400 (0 %), 0s\n",
-		"build abc: compile 31/400 (7 %), 30s\n",  // 30 s after the last line
-		"build abc: compile 40/400 (10 %), 39s\n", // the next 10 %
+		"build abc: compile 1/400 (0%), 0s\n",
+		"build abc: compile 31/400 (7%), 30s\n",  // 30 s after the last line
+		"build abc: compile 40/400 (10%), 39s\n", // the next 10 %
 		"build abc: link srv\n",
-		"build abc: compile 400/400 (100 %), 6m39s\n",
+		"build abc: compile 400/400 (100%), 6m39s\n",
 		"build abc: install into /x\n",
 	} {
 		if !strings.Contains(got, want) {
@@ -107,10 +107,10 @@ func TestProgressTerminalLine(t *testing.T) {
 	}
 	draws := strings.Split(status, "\r")
 	final := draws[len(draws)-1]
-	if want := "build abc: [40/40] 100 %, 2s  Building C object obj40.o\x1b[K"; final != want {
+	if want := "build abc: [40/40] 100%, 2s  Building C object obj40.o\x1b[K"; final != want {
 		t.Errorf("last drawing %q, want %q", final, want)
 	}
-	if !strings.Contains(status, "[1/40] 2 %, 0s  Building C object obj1.o\x1b[K") {
+	if !strings.Contains(status, "[1/40] 2%, 0s  Building C object obj1.o\x1b[K") {
 		t.Errorf("status line lacks the first step:\n%q", status)
 	}
 	if lines[0] != "build abc: configure (cmake re-run by ninja)" || lines[2] != "build abc: install into /x" {
@@ -128,7 +128,7 @@ func TestProgressTerminalEnds(t *testing.T) {
 	p.end() // nothing more
 	p.phase("compile FAILED, log /l")
 	got := out.String()
-	if want := "\rbuild x: [1/9] 11 %, 0s  Building CXX object storage/innobase/storage/innobase/stora…\x1b[K\nbuild x: compile FAILED, log /l\n"; got != want {
+	if want := "\rbuild x: [1/9] 11%, 0s  Building CXX object storage/innobase/storage/innobase/stora…\x1b[K\nbuild x: compile FAILED, log /l\n"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
