@@ -207,7 +207,9 @@ func StartCallgrind(ctx context.Context, cfg ServerConfig, cg Callgrind, dumpPre
 	}
 	// --trace-children: a server binary may be a script that execs the
 	// real one (the test repository's is); valgrind follows the exec.
-	cfg.Wrapper = []string{valgrind, "--tool=callgrind", "--trace-children=yes",
+	// --dump-line=no: costs per function, not per source line; the dumps
+	// of a build with debug information stay small.
+	cfg.Wrapper = []string{valgrind, "--tool=callgrind", "--trace-children=yes", "--dump-line=no",
 		"--callgrind-out-file=" + dumpPrefix + ".%p"}
 	if !cg.WholeServer {
 		cfg.Wrapper = append(cfg.Wrapper, "--collect-atstart=no", "--toggle-collect="+cg.Toggle)
