@@ -56,12 +56,17 @@ for a in "$@"; do case $a in ./* | ../*) pkgs+=("$a") ;; esac; done
 fail() { log "FAIL: $*"; exit 1; }
 staticcheck_version=0.8.2
 if [ "${PERFBISECT_SKIP_LINT:-0}" != 1 ]; then
-	built=$(git ls-files | grep -E '\.test$|\.out$|\.prof$' || true)
-	[ -z "$built" ] || fail "build outputs are committed ($(echo $built)): git rm --cached them (.gitignore keeps them out)"
-	go mod tidy -diff >/dev/null || fail "go.mod/go.sum are not tidy: run go mod tidy and commit the result"
 	gofiles=()
-	while IFS= read -r f; do [ ! -e "$f" ] || gofiles+=("$f"); done < <(git ls-files --cached --others --exclude-standard '*.go' | sort -u)
-	unformatted=$(gofmt -l "${gofiles[@]}")
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		built=$(git ls-files | grep -E '\.test$|\.out$|\.prof$' || true)
+		[ -z "$built" ] || fail "build outputs are committed ($(echo $built)): git rm --cached them (.gitignore keeps them out)"
+		while IFS= read -r f; do [ ! -e "$f" ] || gofiles+=("$f"); done < <(git ls-files --cached --others --exclude-standard '*.go' | sort -u)
+	else # an exported tree: no history to check, every Go file to format
+		while IFS= read -r f; do gofiles+=("$f"); done < <(find . -name '*.go' -not -path './bench/out/*')
+	fi
+	go mod tidy -diff >/dev/null || fail "go.mod/go.sum are not tidy: run go mod tidy and commit the result"
+	unformatted=
+	[ ${#gofiles[@]} -eq 0 ] || unformatted=$(gofmt -l "${gofiles[@]}")
 	[ -z "$unformatted" ] || fail "not gofmt-ed: $(echo $unformatted): run gofmt -w on them"
 	# go install puts staticcheck in GOBIN, or the first GOPATH entry's bin.
 	gobin=$(go env GOBIN)
