@@ -22,9 +22,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-git/go-billy/v5"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/filesystem"
 )
 
 // A Repo is an open git repository.
@@ -84,8 +87,19 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("opening repository %s: %w", dir, err)
 	}
 	root := abs
+	var wtFS billy.Filesystem
 	if wt, err := g.Worktree(); err == nil {
-		root = wt.Filesystem.Root()
+		root, wtFS = wt.Filesystem.Root(), wt.Filesystem
+	}
+	// Reopen the same storage keeping a few packfiles open: go-git
+	// otherwise opens the packfile again for every object it reads, the
+	// main cost of walking a long history.
+	if fsStore, ok := g.Storer.(*filesystem.Storage); ok {
+		st := filesystem.NewStorageWithOptions(fsStore.Filesystem(), cache.NewObjectLRUDefault(),
+			filesystem.Options{MaxOpenDescriptors: 16})
+		if g2, err := git.Open(st, wtFS); err == nil {
+			g = g2
+		}
 	}
 	return &Repo{g: g, dir: root, nodes: make(map[plumbing.Hash]*node)}, nil
 }
