@@ -95,3 +95,31 @@ func TestParseRealDump(t *testing.T) {
 		}
 	}
 }
+
+// Instruction-level dumps (--dump-instr=yes, --collect-jumps=yes): two
+// position columns, hexadecimal and relative (+n, -n, *) positions, and
+// jump lines that carry no cost.
+func TestParseInstrPositionsAndJumps(t *testing.T) {
+	p, err := Parse(strings.NewReader(`positions: instr line
+events: Ir
+fn=(1) f
+0x4005a0 12 5
++3 * 7
+jump=2 +4 13
+jcnd=1/2 -2 12
+-2 +1 4
+cfn=(2) g
+calls=1 0x400600 20
++2 * 30
+fn=(2)
+0x400600 20 30
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, g := p.Functions["f"], p.Functions["g"]
+	if f.Self[0] != 16 || f.Inclusive[0] != 46 || g.Self[0] != 30 || g.Calls != 1 || p.Total("Ir") != 46 {
+		t.Errorf("f self %v incl %v, g self %v calls %d, total %d; want 16 46 30 1 46",
+			f.Self, f.Inclusive, g.Self, g.Calls, p.Total("Ir"))
+	}
+}
