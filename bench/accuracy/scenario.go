@@ -130,7 +130,7 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 	e := &bisect.Engine{History: s.h, Measurer: s.m, Config: cfg, Progress: s.progress}
 	res, err := e.Run(ctx, s.good.Hash, s.bad.Hash)
 	if err != nil {
-		return outcome{}, fmt.Errorf("%s ratio %.1f n %d: %w", s.kind, s.ratio, s.n, err)
+		return outcome{}, fmt.Errorf("seed %d: %s ratio %.1f n %d: %w", s.seed, s.kind, s.ratio, s.n, err)
 	}
 	var found []string
 	for _, c := range res.Culprits {

@@ -116,6 +116,34 @@ type Measurer interface {
 	Measure(ctx context.Context, c Commit, first, n int) ([]float64, error)
 }
 
+// A Sample is one value a Measurer returns, with its provenance.
+type Sample struct {
+	Value float64 `json:"value"`
+	// Reused marks a sample the Measurer did not take for this bisect just
+	// now (stored from an earlier bisect, or another commit with the same
+	// binary). Reused samples are kept and shown but never enter a test:
+	// their run order relative to this bisect's runs is unknown.
+	Reused bool `json:"reused,omitempty"`
+}
+
+// A SampleMeasurer is a Measurer that tells fresh samples from reused
+// ones. The engine uses MeasureSamples instead of Measure when the
+// Measurer has it; a plain Measurer's samples are all fresh.
+type SampleMeasurer interface {
+	Measurer
+	// MeasureSamples is Measure with provenance.
+	MeasureSamples(ctx context.Context, c Commit, first, n int) ([]Sample, error)
+}
+
+// An Identifier is a Measurer that can name the binary a commit builds
+// to. Commits with the same identity cannot differ, so the engine tests
+// no range whose ends share one binary and classifies a midpoint that
+// shares an end's binary without a run. An empty identity means unknown.
+// An error wrapping ErrUnbuildable skips the commit.
+type Identifier interface {
+	Identity(ctx context.Context, c Commit) (string, error)
+}
+
 // ErrUnbuildable is wrapped by a Measurer's error when a commit does not
 // build (or does not configure). The commit is skipped.
 var ErrUnbuildable = errors.New("unbuildable")

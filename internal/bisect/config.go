@@ -8,6 +8,10 @@ import (
 // A Config holds the engine's statistical settings. Copy DefaultConfig
 // and change what you need; every field's default is stated below.
 type Config struct {
+	// Metric is what a sample measures (name, unit, direction, noise
+	// floor). The zero Metric means MetricTPS, so configs stored before
+	// metrics existed keep their meaning. Default MetricTPS.
+	Metric Metric `json:"metric,omitzero"`
 	// MinEffect is the smallest relative change worth reporting: two
 	// commits differ only when the test says so AND their means differ by
 	// at least this fraction. Default 0.003 (0.3 %).
@@ -38,7 +42,7 @@ type Config struct {
 	// MaxCulprits stops the search for further culprits after this many.
 	// Default 3.
 	MaxCulprits int `json:"max_culprits"`
-	// Improvement says the user expects bad to be faster than good (a
+	// Improvement says the user expects bad to be better than good (a
 	// speed-up). The engine bisects either way; a mismatch is a warning.
 	// Default false.
 	Improvement bool `json:"improvement"`
@@ -52,6 +56,7 @@ type Config struct {
 
 // DefaultConfig is the default Config.
 var DefaultConfig = Config{
+	Metric:        MetricTPS,
 	MinEffect:     0.003,
 	Alpha:         0.01,
 	ClassifyError: 0.001,
@@ -62,6 +67,18 @@ var DefaultConfig = Config{
 	VerifyRuns:    20,
 	MaxCulprits:   3,
 	Seed:          1,
+}
+
+// ForMetric returns DefaultConfig set up for m: for a near-deterministic
+// metric (a noise floor of 0.05 % or more) fewer runs per look, so a
+// midpoint costs two or three samples.
+func ForMetric(m Metric) Config {
+	c := DefaultConfig
+	c.Metric = m
+	if m.NoiseFloor >= 0.0005 {
+		c.EndpointRuns, c.MinRuns, c.VerifyRuns = 6, 2, 6
+	}
+	return c
 }
 
 // Validate reports the first nonsensical setting.
@@ -81,6 +98,9 @@ func (c Config) Validate() error {
 	check(c.MaxRuns >= c.MinRuns, "max runs %d: want at least min runs (%d)", c.MaxRuns, c.MinRuns)
 	check(c.VerifyRuns >= 5, "verify runs %d: want at least 5", c.VerifyRuns)
 	check(c.MaxCulprits >= 1, "max culprits %d: want at least 1", c.MaxCulprits)
+	if err := c.Metric.validate(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("bisect config: %w", errors.Join(errs...))
 	}

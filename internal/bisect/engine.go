@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-
-	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // An Engine bisects with a History and a Measurer. Journal and Progress
@@ -27,10 +25,13 @@ type run struct {
 	l        *ledger
 	res      *Result
 	compares uint64  // seeds each bootstrap deterministically
-	levelN   int     // samples each range endpoint gets before its midpoints
 	mergeB   *Commit // merge base of a non-ancestor good
 	verdicts map[string][]Verdict
 	pos      map[string]int // position of each commit in its side's range, for sorting
+	// anchor maps a classified commit to the span end it was found like,
+	// for the between-build variance.
+	anchor map[string]string
+	ids    map[string]string // Identifier answers, by hash
 }
 
 // Run bisects between good (old, the reference) and bad (new) and returns
@@ -58,8 +59,12 @@ func (e *Engine) Execute(ctx context.Context, p *Plan) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &run{cfg: e.Config, h: e.History, l: l, verdicts: map[string][]Verdict{}, pos: p.pos,
-		mergeB: p.MergeBase, res: &Result{Config: e.Config, Good: p.Good, Bad: p.Bad, MergeBase: p.MergeBase}}
+	cfg := e.Config
+	cfg.Metric = cfg.Metric.orDefault()
+	r := &run{cfg: cfg, h: e.History, l: l, verdicts: map[string][]Verdict{}, pos: p.pos,
+		anchor: map[string]string{}, ids: map[string]string{},
+		mergeB: p.MergeBase, res: &Result{Config: cfg, Good: p.Good, Bad: p.Bad, MergeBase: p.MergeBase}}
+	l.scale = r.outlierScale
 	if err := r.bisect(ctx, p.spans); err != nil {
 		return nil, err
 	}
@@ -165,7 +170,7 @@ func (r *run) bisect(ctx context.Context, spans []span) error {
 		return fmt.Errorf("endpoints: %w", errSkippedEndpoint(r.l, g, b))
 	}
 	r.res.Endpoints = ch
-	r.res.Regression = ch.Delta < 0
+	r.res.Regression = r.cfg.Metric.Worse(ch.Delta)
 	if err := r.verdict(ctx, "endpoints", g, VerdictGood); err != nil {
 		return err
 	}
@@ -176,23 +181,23 @@ func (r *run) bisect(ctx context.Context, spans []span) error {
 		r.notReproduced()
 		return nil
 	}
-	switch {
+	switch words := r.cfg.Metric.Words(ch.Delta); {
 	case r.cfg.Improvement && r.res.Regression:
-		r.warnf("an improvement was asked for, but bad %s is %.2f %% slower than good %s: bisecting the regression", b.Short, -100*ch.Delta, g.Short)
+		r.warnf("an improvement was asked for, but bad %s is %.2f %% %s than good %s: bisecting the regression", b.Short, 100*math.Abs(ch.Delta), words, g.Short)
 	case !r.res.Regression:
-		r.event("endpoints", "bad %s is %.2f %% faster than good %s: bisecting for the improvement", b.Short, 100*ch.Delta, g.Short)
+		r.event("endpoints", "bad %s is %.2f %% %s than good %s: bisecting for the improvement", b.Short, 100*math.Abs(ch.Delta), words, g.Short)
 	}
 	if !r.power() {
 		// Too small a step may be a low estimate: decide on the most
 		// endpoint runs compareSeq would take before giving up.
-		ok, err := r.l.interleave(ctx, "endpoints", g, b, r.cfg.EndpointRuns*r.cfg.EndpointLooks)
+		ok, err := r.pairUp(ctx, "endpoints", g, b, 0, r.cfg.EndpointRuns*r.cfg.EndpointLooks)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			return fmt.Errorf("endpoints: %w", errSkippedEndpoint(r.l, g, b))
 		}
-		r.res.Endpoints = r.compare(r.l.samples[g.Hash], r.l.samples[b.Hash], r.cfg.Alpha/float64(r.cfg.EndpointLooks))
+		r.res.Endpoints = r.compare(r.l.xs(g), r.l.xs(b), r.cfg.Alpha/float64(r.cfg.EndpointLooks))
 		if !r.res.Endpoints.Differs {
 			r.notReproduced()
 			return nil
@@ -229,30 +234,25 @@ func errSkippedEndpoint(l *ledger, cs ...Commit) error {
 
 // power fills Result.Power and says whether bisecting makes sense.
 func (r *run) power() bool {
-	sd, df := stats.PooledSD(r.groups())
-	gm := r.res.Endpoints.OldMean
-	r.res.Noise = Noise{SD: sd, CV: sd / gm, Runs: df}
-	step := math.Abs(r.res.Endpoints.NewMean - r.res.Endpoints.OldMean)
-	p := Power{StepSDs: math.Inf(1), RunsNeeded: r.cfg.MinRuns}
+	e := r.res.Endpoints
+	r.res.Noise = r.noiseAt(e.OldMedian)
+	sd := r.res.Noise.SD
+	p := Power{StepSDs: 1e9, RunsNeeded: r.cfg.MinRuns} // noiseless: JSON cannot carry +Inf
 	if sd > 0 {
-		p.StepSDs = step / sd
-		p.RunsNeeded = max(r.cfg.MinRuns, runsNeeded(p.StepSDs, r.cfg.ClassifyError))
-		p.MinDetectable = minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError) * sd / gm
-	} else {
-		p.StepSDs = 1e9 // noiseless: JSON cannot carry +Inf
+		p.StepSDs = math.Abs(e.NewMedian-e.OldMedian) / sd
+		p.RunsNeeded = max(r.cfg.MinRuns, expectedRuns(p.StepSDs, r.cfg.ClassifyError))
+		p.MinDetectable = minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError) * sd / math.Abs(e.OldMedian)
 	}
-	p.Enough = p.RunsNeeded <= r.cfg.MaxRuns
+	p.Enough = enough(p.StepSDs, r.cfg.ClassifyError, r.cfg.MaxRuns)
 	r.res.Power = p
-	r.levelN = max(2*r.cfg.EndpointRuns, min(2*p.RunsNeeded, 3*r.cfg.MaxRuns))
 	if p.Enough {
 		return true
 	}
-	n := min(len(r.l.samples[r.res.Good.Hash]), len(r.l.samples[r.res.Bad.Hash]))
-	if n < r.cfg.EndpointRuns*r.cfg.EndpointLooks {
+	if min(r.l.n(r.res.Good), r.l.n(r.res.Bad)) < r.cfg.EndpointRuns*r.cfg.EndpointLooks {
 		return false // the caller measures more and asks again
 	}
-	msg := fmt.Sprintf("the step (%.2f %%, %.2f run sds) needs about %d runs per commit, above max runs %d; the smallest step %d runs can classify is %.2f %%",
-		100*math.Abs(r.res.Endpoints.Delta), p.StepSDs, p.RunsNeeded, r.cfg.MaxRuns, r.cfg.MaxRuns, 100*p.MinDetectable)
+	msg := fmt.Sprintf("the step (%.2f %%, %.2f run sds) needs about %d runs per commit on average, above %d (2/3 of max runs %d); the smallest step %d runs can classify is %.2f %%",
+		100*math.Abs(e.Delta), p.StepSDs, p.RunsNeeded, int(budget*float64(r.cfg.MaxRuns)), r.cfg.MaxRuns, r.cfg.MaxRuns, 100*p.MinDetectable)
 	if !r.cfg.Force {
 		r.warnf("%s: not bisecting (force to try anyway)", msg)
 		r.event("power", "%s", msg)
@@ -310,19 +310,21 @@ func (r *run) sides(ctx context.Context, spans []span) ([]span, error) {
 	return keep, nil
 }
 
-// compareSeq compares old and new in up to EndpointLooks looks of
-// EndpointRuns more interleaved runs each, at alpha/looks per look. It
-// stops early when they differ, or when the 95 % interval lies within
-// MinEffect. ok is false when a commit was skipped.
+// compareSeq compares old and new with fresh interleaved runs, taken
+// from now on, in up to EndpointLooks looks of EndpointRuns more runs
+// each, at alpha/looks per look. It stops early when they differ, or when
+// the 95 % interval lies within MinEffect. ok is false when a commit was
+// skipped.
 func (r *run) compareSeq(ctx context.Context, phase string, old, new Commit, alpha float64) (Change, bool, error) {
 	looks := r.cfg.EndpointLooks
+	start := r.l.runs
 	var ch Change
 	for k := 1; k <= looks; k++ {
-		ok, err := r.l.interleave(ctx, phase, old, new, k*r.cfg.EndpointRuns)
+		ok, err := r.pairUp(ctx, phase, old, new, start, k*r.cfg.EndpointRuns)
 		if !ok || err != nil {
 			return ch, ok, err
 		}
-		ch = r.compare(r.l.samples[old.Hash], r.l.samples[new.Hash], alpha/float64(looks))
+		ch = r.compare(r.l.since(old, start), r.l.since(new, start), alpha/float64(looks))
 		if ch.Differs || (ch.CILow > -r.cfg.MinEffect && ch.CIHigh < r.cfg.MinEffect) {
 			break
 		}
@@ -333,14 +335,19 @@ func (r *run) compareSeq(ctx context.Context, phase string, old, new Commit, alp
 func (r *run) compare(old, new []float64, alpha float64) Change {
 	r.compares++
 	rng := rand.New(rand.NewPCG(uint64(r.cfg.Seed), r.compares))
-	return compare(old, new, alpha, r.cfg.MinEffect, rng)
+	ch := compare(old, new, alpha, r.cfg.MinEffect, rng)
+	if ch.Differs && !r.standsOut(ch, alpha) {
+		ch.Differs, ch.BuildLimited = false, true
+		r.res.BuildVariance.Limited = true
+	}
+	return ch
 }
 
-// groups returns the samples of every measured commit.
+// groups returns the valid samples of every measured commit.
 func (r *run) groups() [][]float64 {
 	gs := make([][]float64, 0, len(r.l.order))
 	for _, c := range r.l.order {
-		gs = append(gs, r.l.samples[c.Hash])
+		gs = append(gs, r.l.xs(c))
 	}
 	return gs
 }

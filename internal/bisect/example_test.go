@@ -90,6 +90,6 @@ func Example() {
 	fmt.Println("builds:", res.Builds)
 	// Output:
 	// found
-	// c700: -0.5 % (95 % CI -0.7 to -0.4), verified true
+	// c700: -0.4 % (95 % CI -0.7 to -0.1), verified true
 	// builds: 12
 }

@@ -114,6 +114,8 @@ type fakeMeasurer struct {
 	// drift multiplies every level by 1 + drift*produced/100.
 	drift    float64
 	produced int
+	// wildShare of the samples are off their level by wild (relative).
+	wild, wildShare float64
 }
 
 func newFakeMeasurer(seed uint64, sd float64) *fakeMeasurer {
@@ -153,6 +155,9 @@ func (m *fakeMeasurer) Measure(ctx context.Context, c Commit, first, n int) ([]f
 			l = v
 		}
 		xs[i] = l*(1+m.drift*float64(m.produced)/100) + m.sd*rng.NormFloat64()
+		if m.wildShare > 0 && rng.Float64() < m.wildShare {
+			xs[i] *= 1 + m.wild
+		}
 		m.produced++
 	}
 	return xs, nil

@@ -53,14 +53,28 @@ type Result struct {
 	// MergeBaseLike is "good", "bad", "both" (within noise of both) or
 	// "neither", when MergeBase is set.
 	MergeBaseLike string `json:"merge_base_like,omitempty"`
-	// Regression is true when bad is slower than good.
+	// Regression is true when bad is worse than good by the metric's
+	// direction (Config.Metric): slower for TPS, more instructions.
 	Regression bool `json:"regression"`
 	// Endpoints compares good (old) with bad (new).
 	Endpoints Change `json:"endpoints"`
 	// Noise is the run-to-run noise estimate.
 	Noise Noise `json:"noise"`
-	// Drift is the host's estimated drift over the bisect.
+	// Drift is the host's estimated drift over the bisect: a diagnostic
+	// only (interleaved runs make verdicts immune to it).
 	Drift Drift `json:"drift"`
+	// BuildVariance is the spread between builds of commits on one
+	// performance level, and whether it limited the answer.
+	BuildVariance BuildVariance `json:"build_variance"`
+	// Outliers are samples far from their commit's median: excluded from
+	// every test and replaced by a fresh run, listed here.
+	Outliers []Outlier `json:"outliers,omitempty"`
+	// Gradual are ranges where the change is spread over several
+	// commits: no single commit is "the" culprit.
+	Gradual []Gradual `json:"gradual,omitempty"`
+	// Identical lists commits the engine did not measure because their
+	// binary is identical to a measured commit's (Identifier).
+	Identical []Identical `json:"identical,omitempty"`
 	// Power is the sampling plan derived from the endpoints.
 	Power Power `json:"power"`
 	// Culprits are the commits found, oldest first within each side.
@@ -77,37 +91,52 @@ type Result struct {
 	Skipped []Skip `json:"skipped,omitempty"`
 	// Warnings are non-fatal findings, one sentence each.
 	Warnings []string `json:"warnings,omitempty"`
-	// TotalRuns counts the samples the bisect used (replayed ones
-	// included); Builds counts the distinct commits it measured or tried
-	// to build.
-	TotalRuns int `json:"total_runs"`
-	Builds    int `json:"builds"`
+	// TotalRuns counts the samples the bisect received (replayed and
+	// reused ones included); ReusedRuns those of them reused from earlier
+	// (never in a test); Builds counts the distinct commits it measured or
+	// tried to build.
+	TotalRuns  int `json:"total_runs"`
+	ReusedRuns int `json:"reused_runs,omitempty"`
+	Builds     int `json:"builds"`
 }
 
 // A Change compares an old commit's samples with a new commit's.
 type Change struct {
 	OldMean float64 `json:"old_mean"`
 	NewMean float64 `json:"new_mean"`
-	OldRuns int     `json:"old_runs"`
-	NewRuns int     `json:"new_runs"`
-	// Delta is NewMean/OldMean - 1: negative is slower.
+	// OldMedian and NewMedian are the sides' medians: Delta's basis.
+	OldMedian float64 `json:"old_median"`
+	NewMedian float64 `json:"new_median"`
+	OldRuns   int     `json:"old_runs"`
+	NewRuns   int     `json:"new_runs"`
+	// Delta is NewMedian/OldMedian - 1 (negative: the value fell; whether
+	// that is worse depends on Config.Metric.Direction).
 	Delta float64 `json:"delta"`
 	// CILow and CIHigh bound Delta with 95 % confidence (bootstrap of the
-	// ratio of means).
+	// ratio of medians).
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
 	// P is the two-sided Mann-Whitney U p-value.
 	P float64 `json:"p"`
 	// Differs is the decision: P below the test's alpha AND |Delta| at
-	// least MinEffect.
+	// least MinEffect AND, once the between-build spread is known, a step
+	// that stands out from it.
 	Differs bool `json:"differs"`
+	// BuildLimited: the runs differ, but by no more than builds of
+	// commits on one level differ (BuildVariance), so Differs is false.
+	BuildLimited bool `json:"build_limited,omitempty"`
 }
 
 // Noise describes run-to-run variation.
 type Noise struct {
-	SD   float64 `json:"sd"`   // pooled within-commit standard deviation, in TPS
-	CV   float64 `json:"cv"`   // SD relative to the good mean
-	Runs int     `json:"runs"` // samples the estimate rests on
+	// SD is the run-to-run standard deviation, in the metric's unit: a
+	// robust pooled estimate from successive differences of each commit's
+	// fresh runs (stats.PooledScale), raised to the metric's noise floor.
+	SD   float64 `json:"sd"`
+	CV   float64 `json:"cv"`   // SD relative to good's median
+	Runs int     `json:"runs"` // differences the estimate rests on
+	// Floored: the estimate was below Metric.NoiseFloor and was raised.
+	Floored bool `json:"floored,omitempty"`
 }
 
 // Drift is a linear trend of throughput in run order, pooled within
@@ -117,33 +146,92 @@ type Drift struct {
 	// and SE its standard error.
 	PerHundredRuns float64 `json:"per_hundred_runs"`
 	SE             float64 `json:"se"`
-	// Corrected says midpoint verdicts were corrected for the drift (it was
-	// clear: more than 3 standard errors).
+	// Corrected is always false now: verdicts rest on interleaved runs.
+	// It stays for documents written by earlier versions.
 	Corrected bool `json:"corrected"`
+	// HostShifts counts midpoint verdicts for which the interleaved
+	// reference runs showed the host off its usual speed, and the
+	// midpoint's runs were compared at the host's speed of the moment.
+	HostShifts int `json:"host_shifts,omitempty"`
+}
+
+// BuildVariance is the variation between builds of commits that perform
+// alike (a random effect per build: code layout, alignment), estimated
+// from the commits the bisect classified onto one level.
+type BuildVariance struct {
+	// SD is the between-build standard deviation in the metric's unit
+	// (0 when not estimated or not seen), CV relative to good's median.
+	SD float64 `json:"sd"`
+	CV float64 `json:"cv"`
+	// Builds is the number of builds the estimate rests on, DF its
+	// degrees of freedom (0: not estimated).
+	Builds int `json:"builds"`
+	DF     int `json:"df"`
+	// Limited: a decision (a culprit's verification or a range's test)
+	// was refused because the step did not stand out from SD; the
+	// answer is limited by build-to-build variance, not by run noise.
+	Limited bool `json:"limited,omitempty"`
+}
+
+// An Outlier is a sample far from its commit's median (more than 5 run
+// sds): excluded from tests and replaced by a fresh run.
+type Outlier struct {
+	Commit Commit `json:"commit"`
+	// Index is the sample's index in Measured.Samples of its commit.
+	Index int     `json:"index"`
+	Value float64 `json:"value"`
+	// Median is the commit's median when the outlier was found, and
+	// Deviation (Value-Median) in run sds.
+	Median    float64 `json:"median"`
+	Deviation float64 `json:"deviation"`
+}
+
+// A Gradual is a range over which the metric changed in several smaller
+// steps (or a slope): the change cannot be pinned on one commit.
+type Gradual struct {
+	// Low is the last commit on the older level, High the first on the
+	// newer one; the change happened in (Low, High].
+	Low    Commit `json:"low"`
+	High   Commit `json:"high"`
+	Branch string `json:"branch"`
+	// Commits are the commits of (Low, High], oldest first.
+	Commits []Commit `json:"commits"`
+	// Delta is the change over the range (High vs Low); Intermediate are
+	// the measured commits inside it that lie between the two levels.
+	Delta        float64  `json:"delta"`
+	Intermediate []Commit `json:"intermediate,omitempty"`
+}
+
+// Identical is a commit whose binary is identical to a measured one's.
+type Identical struct {
+	Commit Commit `json:"commit"`
+	SameAs Commit `json:"same_as"`
 }
 
 // Power is the sampling plan for midpoints at the measured step.
 type Power struct {
 	// StepSDs is the endpoint step in units of Noise.SD.
 	StepSDs float64 `json:"step_sds"`
-	// RunsNeeded is the number of runs a midpoint needs to be classified
-	// with error ClassifyError by a fixed-size rule; the sequential test
-	// needs fewer on average and is capped at MaxRuns.
+	// RunsNeeded is the expected number of runs of a midpoint (each paired
+	// with a reference run) the sequential test takes to classify it with
+	// error ClassifyError at this step: Wald's average sample number.
 	RunsNeeded int `json:"runs_needed"`
-	// MinDetectable is the smallest relative step MaxRuns runs can classify
-	// at that error.
+	// MinDetectable is the smallest relative step MaxRuns runs classify
+	// reliably (expected runs at most 2/3 of MaxRuns).
 	MinDetectable float64 `json:"min_detectable"`
-	// Enough is RunsNeeded <= MaxRuns.
+	// Enough is RunsNeeded <= 2/3 of MaxRuns (the sequential test is
+	// truncated at MaxRuns).
 	Enough bool `json:"enough"`
 }
 
-// A Culprit is a commit that changed throughput, with its verified effect.
+// A Culprit is a commit that changed the metric, with its verified effect.
 type Culprit struct {
 	Commit Commit `json:"commit"`
 	Parent Commit `json:"parent"`
 	// Branch is BranchBad or BranchGood.
 	Branch string `json:"branch"`
-	// Regression is true when Commit is slower than Parent.
+	// Regression is true when Commit is worse than Parent (by the
+	// metric's direction).
 	Regression bool `json:"regression"`
 	// Effect is the verification: fresh interleaved runs of Parent (old)
 	// and Commit (new).
@@ -151,8 +239,11 @@ type Culprit struct {
 	// Verified is Effect.Differs with the direction the bisect expected.
 	Verified bool `json:"verified"`
 	// ShareOfRange is Effect.Delta over the relative difference of the range
-	// it was found in (1 when it explains all of it).
+	// it was found in (1 when it explains all of it); ShareLow and
+	// ShareHigh bound it with Effect's 95 % interval.
 	ShareOfRange float64 `json:"share_of_range"`
+	ShareLow     float64 `json:"share_low"`
+	ShareHigh    float64 `json:"share_high"`
 	// For a culprit on the good branch: whether an equivalent change is on
 	// the bad branch (between the merge base and bad), and which.
 	CheckedBadBranch bool    `json:"checked_bad_branch,omitempty"`
@@ -169,9 +260,15 @@ type Unresolved struct {
 
 // Measured is one commit and every sample the bisect used for it.
 type Measured struct {
-	Commit  Commit    `json:"commit"`
-	Samples []float64 `json:"samples"`
-	Mean    float64   `json:"mean"`
+	Commit Commit `json:"commit"`
+	// Samples are all samples received, in index order; Reused and
+	// Outliers are indices into it of samples no test used.
+	Samples  []float64 `json:"samples"`
+	Reused   []int     `json:"reused,omitempty"`
+	Outliers []int     `json:"outliers,omitempty"`
+	// Mean and Median are over the valid samples (fresh, not outliers).
+	Mean   float64 `json:"mean"`
+	Median float64 `json:"median"`
 	// Verdicts are the verdicts reached about this commit, in order (a
 	// commit can be an endpoint of one range and a midpoint of another).
 	Verdicts []Verdict `json:"verdicts,omitempty"`

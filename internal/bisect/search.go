@@ -5,8 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-
-	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // A span is a range to bisect: commits[0] is the older end, the last
@@ -40,6 +38,9 @@ func (r *run) search(ctx context.Context, queue []span) error {
 			continue
 		}
 		if !s.tested {
+			if r.sameBinary(ctx, s) {
+				continue
+			}
 			r.event("remaining", "does %s..%s (%d commits) hold another change?", s.first().Short, s.last().Short, len(s.commits)-1)
 			ch, ok, err := r.compareSeq(ctx, "remaining", s.first(), s.last(), r.cfg.Alpha)
 			if err != nil {
@@ -63,8 +64,11 @@ func (r *run) search(ctx context.Context, queue []span) error {
 // side of a culprit that explains clearly less than the span's change.
 func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 	cs := s.commits
-	if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), r.levelN); err != nil || !ok {
+	if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), r.cfg.EndpointRuns); err != nil || !ok {
 		return nil, r.endLost(s, err)
+	}
+	if r.sameBinary(ctx, s) {
+		return nil, nil
 	}
 	if !r.powered(s) {
 		return nil, nil
@@ -74,6 +78,9 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		split, err := r.narrow(ctx, s, b)
 		if errors.Is(err, errGiveUp) {
 			return nil, nil
+		}
+		if errors.Is(err, errEndLost) {
+			return nil, r.endLost(s, nil)
 		}
 		if err != nil || split != nil {
 			return split, err
@@ -96,7 +103,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		r.res.Rejected = append(r.res.Rejected, c)
 		// A wrong verdict may come from ends whose means are off: measure
 		// them more before going on.
-		if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), (2+retry)*r.levelN); err != nil || !ok {
+		if ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), (2+retry)*r.cfg.EndpointRuns); err != nil || !ok {
 			return nil, r.endLost(s, err)
 		}
 		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
@@ -122,13 +129,13 @@ func (r *run) powered(s span) bool {
 	if r.cfg.Force || (s.first().Hash == r.res.Good.Hash && s.last().Hash == r.res.Bad.Hash) {
 		return true
 	}
-	sd, _ := stats.PooledSD(r.groups())
-	lo, hi := mean(r.l.samples[s.first().Hash]), mean(r.l.samples[s.last().Hash])
-	if sd <= 0 || runsNeeded(math.Abs(hi-lo)/sd, r.cfg.ClassifyError) <= r.cfg.MaxRuns {
+	lo, hi := median(r.l.xs(s.first())), median(r.l.xs(s.last()))
+	sd := r.sd(lo)
+	if sd <= 0 || enough(math.Abs(hi-lo)/sd, r.cfg.ClassifyError, r.cfg.MaxRuns) {
 		return true
 	}
 	r.warnf("%s..%s: its step (%+.2f %%) is below what %d runs per commit can classify (%.2f %%): not bisected (force to try)",
-		s.first().Short, s.last().Short, 100*(hi/lo-1), r.cfg.MaxRuns, 100*minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError)*sd/lo)
+		s.first().Short, s.last().Short, 100*(hi/lo-1), r.cfg.MaxRuns, 100*minDetectable(r.cfg.MaxRuns, r.cfg.ClassifyError)*sd/math.Abs(lo))
 	return false
 }
 
@@ -194,11 +201,11 @@ var errGiveUp = errors.New("span given up")
 // giveUp re-tests the ends of a span with many ambiguous midpoints and
 // says why the span is left.
 func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
-	ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), 3*r.levelN)
+	ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), 3*r.cfg.EndpointRuns)
 	if err != nil || !ok {
 		return err
 	}
-	ch := r.compare(r.l.samples[s.first().Hash], r.l.samples[s.last().Hash], r.cfg.Alpha)
+	ch := r.compare(r.l.xs(s.first()), r.l.xs(s.last()), r.cfg.Alpha)
 	if !ch.Differs {
 		r.warnf("%s..%s: %d midpoints fit neither end, and with more runs the ends no longer differ (%+.2f %%, p=%.3g): range dropped",
 			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta, ch.P)
@@ -216,9 +223,8 @@ func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
 // it and the previous like-high commit; both like the high end, the
 // parent's. It returns false when the runs lie between the ends.
 func (r *run) unwind(ctx context.Context, s span, b *bracket, c Culprit) bool {
-	low, high := mean(r.l.samples[s.first().Hash]), mean(r.l.samples[s.last().Hash])
-	n1, n2 := float64(c.Effect.OldRuns), float64(c.Effect.NewRuns)
-	pos := ((c.Effect.OldMean*n1+c.Effect.NewMean*n2)/(n1+n2) - low) / (high - low)
+	low, high := median(r.l.xs(s.first())), median(r.l.xs(s.last()))
+	pos := ((c.Effect.OldMedian+c.Effect.NewMedian)/2 - low) / (high - low)
 	switch {
 	case pos < 0.25 && len(b.his) > 1:
 		i := b.hi()
@@ -244,7 +250,7 @@ func (r *run) unwind(ctx context.Context, s span, b *bracket, c Culprit) bool {
 func (r *run) remaining(s span, lo, hi int) []span {
 	cs := s.commits
 	shift := func(a, b Commit) float64 {
-		return math.Abs(mean(r.l.samples[b.Hash])/mean(r.l.samples[a.Hash]) - 1)
+		return math.Abs(median(r.l.xs(b))/median(r.l.xs(a)) - 1)
 	}
 	var more []span
 	if lo > 0 && shift(s.first(), cs[lo]) >= r.cfg.MinEffect/2 {
@@ -299,103 +305,4 @@ func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 		}
 	}
 	return first
-}
-
-// classify decides whether c is like the span's older or newer end, with
-// a truncated SPRT; a commit undecided at MaxRuns is intermediate (it
-// differs from both ends) or ambiguous.
-func (r *run) classify(ctx context.Context, s span, c Commit, left int) (Verdict, error) {
-	r.l.left = left
-	defer func() { r.l.left = 0 }()
-	v := r.decide(s, c)
-	for v == "" && len(r.l.samples[c.Hash]) < r.cfg.MaxRuns {
-		n := max(1, r.cfg.MinRuns-len(r.l.samples[c.Hash]))
-		ok, err := r.l.fetch(ctx, "bisect", c, n)
-		if err != nil {
-			return "", err
-		}
-		if !ok {
-			v = r.l.failed[c.Hash].Reason
-			break
-		}
-		v = r.decide(s, c)
-	}
-	if v == "" {
-		// Undecided: the ends' means may be off (they are estimates too).
-		// Measure the ends more, once per span, and decide again.
-		ok, err := r.l.interleave(ctx, "bisect", s.first(), s.last(), 2*r.levelN)
-		if err != nil {
-			return "", err
-		}
-		if ok {
-			v = r.decide(s, c)
-		}
-		if v == "" {
-			tr := r.drift()
-			v = r.undecided(r.corrected(tr, s.first()), r.corrected(tr, c), r.corrected(tr, s.last()))
-		}
-	}
-	if err := r.verdict(ctx, "bisect", c, v); err != nil {
-		return "", err
-	}
-	r.l.progress(Event{Phase: "bisect", Commit: c, Runs: len(r.l.samples[c.Hash]), Verdict: v, Left: left,
-		Low: s.first(), High: s.last()})
-	return v, nil
-}
-
-// decide applies the SPRT to c's samples so far: like-low, like-high, or
-// "" (undecided). A decision also needs c's mean to be consistent with the
-// chosen end's.
-func (r *run) decide(s span, c Commit) Verdict {
-	if len(r.l.samples[c.Hash]) < r.cfg.MinRuns {
-		return ""
-	}
-	tr := r.drift()
-	low, high, xs := r.corrected(tr, s.first()), r.corrected(tr, s.last()), r.corrected(tr, c)
-	sd, _ := stats.PooledSD(r.correctedGroups(tr))
-	switch newSPRT(mean(low), mean(high), sd, r.cfg.ClassifyError).decide(xs) {
-	case 1:
-		if r.consistent(xs, high, sd) {
-			return VerdictLikeHigh
-		}
-	case -1:
-		if r.consistent(xs, low, sd) {
-			return VerdictLikeLow
-		}
-	}
-	return ""
-}
-
-// consistent reports whether xs's mean is within the ClassifyError
-// two-sided normal bound of level's mean. It keeps the sequential test from
-// deciding for a commit that lies between the ends (a second culprit):
-// such a commit is sampled on to MaxRuns and then split on.
-func (r *run) consistent(xs, level []float64, sd float64) bool {
-	se := sd * math.Sqrt(1/float64(len(xs))+1/float64(len(level)))
-	return math.Abs(mean(xs)-mean(level)) < zQuantile(1-r.cfg.ClassifyError/2)*se
-}
-
-// undecided tells an intermediate commit (it differs from both ends: the
-// change is not a single step, or overshoots) from an ambiguous one.
-func (r *run) undecided(low, xs, high []float64) Verdict {
-	a := r.compare(low, xs, r.cfg.Alpha)
-	b := r.compare(xs, high, r.cfg.Alpha)
-	if a.Differs && b.Differs {
-		return VerdictIntermediate
-	}
-	return VerdictAmbiguous
-}
-
-// skip notes a skipped commit once.
-func (r *run) skip(c Commit, v Verdict) {
-	for _, s := range r.res.Skipped {
-		if s.Commit.Hash == c.Hash {
-			return
-		}
-	}
-	sk := Skip{Commit: c, Reason: v}
-	if f, ok := r.l.failed[c.Hash]; ok {
-		sk.Detail = f.Detail
-	}
-	r.res.Skipped = append(r.res.Skipped, sk)
 }

@@ -70,16 +70,25 @@ func TestCompareCoverage(t *testing.T) {
 }
 
 func TestPowerFormulas(t *testing.T) {
-	// Classifying a 2-sd step with error 0.001 each way by the midline
-	// needs (2*3.09/2)^2 = 9.5 -> 10 runs; 30 runs see 1.13 sds.
-	if n := runsNeeded(2, 0.001); n != 10 {
-		t.Errorf("runsNeeded(2, 0.001) = %d, want 10", n)
+	// Wald: the SPRT at error 0.001 each way needs on average
+	// (1-0.002)·ln(999)/(d²/2) runs: 3.45 -> 4 at 2 sds, 13.8 -> 14 at 1 sd.
+	for _, tt := range []struct {
+		sds  float64
+		want int
+	}{{2, 4}, {1, 14}, {1.5, 7}} {
+		if n := expectedRuns(tt.sds, 0.001); n != tt.want {
+			t.Errorf("expectedRuns(%g, 0.001) = %d, want %d", tt.sds, n, tt.want)
+		}
 	}
-	if d := minDetectable(30, 0.001); math.Abs(d-1.128) > 0.01 {
-		t.Errorf("minDetectable(30, 0.001) = %.3f, want 1.128", d)
+	// 2/3 of 30 runs = 20 expected runs: sqrt(2·6.893/20) = 0.830 sds.
+	if d := minDetectable(30, 0.001); math.Abs(d-0.830) > 0.002 {
+		t.Errorf("minDetectable(30, 0.001) = %.4f, want 0.830", d)
 	}
-	if n := runsNeeded(0, 0.001); n < 1e9 {
-		t.Errorf("runsNeeded(0) = %d, want huge", n)
+	if !enough(1, 0.001, 30) || enough(0.8, 0.001, 30) {
+		t.Error("enough: want 1 sd bisected and 0.8 sd refused at 30 runs")
+	}
+	if n := expectedRuns(0, 0.001); n < 1e9 {
+		t.Errorf("expectedRuns(0) = %d, want huge", n)
 	}
 }
 
