@@ -81,6 +81,7 @@ if [ "${PERFBISECT_SKIP_LINT:-0}" != 1 ]; then
 	esac
 	log "staticcheck ${pkgs[*]}"
 	staticcheck "${pkgs[@]}" || fail "staticcheck findings above: fix them (or //lint:ignore CHECK reason, sparingly)"
+	[ ! -d .github/workflows ] || go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 || fail "actionlint findings above: fix the workflows (.github/actionlint.yaml lists the self-hosted runner labels)"
 fi
 log "go vet ${pkgs[*]}"
 go vet "${pkgs[@]}" || fail "go vet findings above: fix them"
