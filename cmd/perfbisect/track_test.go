@@ -11,27 +11,13 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/track"
+	"github.com/perfbisect/perfbisect/internal/track/ghfake"
 )
 
-// trackScenario writes the nightly demo's small sibling: 36 nights of 6
-// hourly commits; two 3 % regressions (commits 60 and 120) and a 4 %
-// improvement (commit 180).
-func trackScenario(t *testing.T, dir string) string {
-	t.Helper()
-	sc, err := track.DemoScenario("nightly-three", 216, []track.Step{{At: 60, Factor: 0.97}, {At: 120, Factor: 0.97}, {At: 180, Factor: 1.04}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := sc.JSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "nightly-three.json")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
+// demoScenario is the nightly demo, checked in for the workflow's dry run:
+// 36 nights of 6 hourly commits; two 3 % regressions (commits 60 and 120)
+// and a 4 % improvement (commit 180).
+const demoScenario = "../../bench/nightly/nightly-demo.json"
 
 // runTrack runs perfbisect track --json and decodes its nights.
 func runTrackNights(t *testing.T, cache, api string, args ...string) []track.NightReport {
@@ -62,8 +48,9 @@ func runTrackNights(t *testing.T, cache, api string, args ...string) []track.Nig
 // measures, bisects and files nothing.
 func TestTrackDryRunNightByNight(t *testing.T) {
 	cache := t.TempDir()
-	scen := trackScenario(t, cache)
-	gh, api := newFakeGitHub(t)
+	scen := demoScenario
+	gh, api, stop := ghfake.Start()
+	t.Cleanup(stop)
 	args := []string{"--dry-run", "--scenario", scen, "--night-hours", "6", "--runs", "3", "--github", "o/r"}
 	var changes []track.Change
 	measured := 0
@@ -103,10 +90,10 @@ func TestTrackDryRunNightByNight(t *testing.T) {
 	if len(bisects) != 3 {
 		t.Errorf("%d distinct bisects, want 3", len(bisects))
 	}
-	if gh.creates != 3 || gh.comments != 0 {
-		t.Fatalf("GitHub: %d issues created, %d comments; want 3 and 0", gh.creates, gh.comments)
+	if creates, comments := gh.Counts(); creates != 3 || comments != 0 {
+		t.Fatalf("GitHub: %d issues created, %d comments; want 3 and 0", creates, comments)
 	}
-	for i, is := range gh.issues {
+	for i, is := range gh.Issues() {
 		if !strings.Contains(is.Body, want[i].subject) {
 			t.Errorf("issue #%d does not name the planted commit %q:\n%.400s", is.Number, want[i].subject, is.Body)
 		}
@@ -120,8 +107,8 @@ func TestTrackDryRunNightByNight(t *testing.T) {
 			}
 		}
 	}
-	if gh.creates != 3 || gh.comments != 0 {
-		t.Errorf("after the rerun: %d issues created, %d comments; want still 3 and 0", gh.creates, gh.comments)
+	if creates, comments := gh.Counts(); creates != 3 || comments != 0 {
+		t.Errorf("after the rerun: %d issues created, %d comments; want still 3 and 0", creates, comments)
 	}
 	checkHistory(t, cache, changes)
 }

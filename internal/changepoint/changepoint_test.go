@@ -214,3 +214,24 @@ func qhatNaive(x, y []float64) float64 {
 	}
 	return n * m / (n + m) * e
 }
+
+func TestRefine(t *testing.T) {
+	// Seed 2's step of 2.5 at 55 follows five high noise points: E-divisive
+	// puts the change at 50; the least-squares split is the step.
+	z := series(2, 90, 100, map[int]float64{55: 2.5})
+	if got := Detect(z, DefaultOptions); !near(got, []int{50}, 0) {
+		t.Fatalf("without Refine: %v, want [50] (this seed's E-divisive location)", indexes(got))
+	}
+	o := DefaultOptions
+	o.Refine = true
+	got := Detect(z, o)
+	if !near(got, []int{55}, 0) {
+		t.Fatalf("with Refine: %v, want [55]", indexes(got))
+	}
+	if want := TTest(z[:55], z[55:]); got[0].Stats != want {
+		t.Errorf("refined stats %+v, want the t-test at 55: %+v", got[0].Stats, want)
+	}
+	if j := bestMeanSplit([]float64{1, 1, 1, 5, 5}); j != 3 {
+		t.Errorf("bestMeanSplit = %d, want 3", j)
+	}
+}

@@ -33,11 +33,19 @@ type Config struct {
 	// (pipeline.RealSpec; its repo is Clone). Zero fields take the
 	// defaults of `perfbisect bisect`.
 	Workload pipeline.RealSpec `json:"workload,omitzero"`
-	// Detect tunes change-point detection. Default changepoint.DefaultOptions.
+	// Detect tunes change-point detection. Default DefaultDetect (window 50,
+	// p-value 0.0001: chosen on bench/nightly, where Otava's 30 and 0.001
+	// raise about 4 false alarms per 1000 nights when every night is
+	// tested).
 	Detect changepoint.Options `json:"detect,omitzero"`
+	// Confirm is the number of nights a change point must have after it
+	// before it is acted on: a night or two of noise at the end of a
+	// series is not bisected. Default 3.
+	Confirm int `json:"confirm,omitempty"`
 	// Slack widens each automatic bisect by this many nights on each side
-	// of the change point, for change points located a night or two off.
-	// Default 2.
+	// of the change point, for change points located a few nights off (a
+	// small step's location is uncertain; a wider bisect costs a step or
+	// two). Default 4.
 	Slack int `json:"slack,omitempty"`
 	// GitHub is the repository issues are filed in (owner/name); "" files
 	// nothing.
@@ -48,6 +56,9 @@ type Config struct {
 	// its scenario's commit times. Default 24h.
 	Night Duration `json:"night,omitzero"`
 }
+
+// DefaultDetect is the tracker's change-point detection.
+var DefaultDetect = changepoint.Options{Window: 50, PValue: 0.0001, Refine: true}
 
 // A Duration is a time.Duration written as "24h" in JSON.
 type Duration struct{ time.Duration }
@@ -115,13 +126,17 @@ func (c Config) WithDefaults() Config {
 		c.Runs = 5
 	}
 	if c.Detect.Window == 0 {
-		c.Detect.Window = changepoint.DefaultOptions.Window
+		c.Detect.Window = DefaultDetect.Window
 	}
 	if c.Detect.PValue == 0 {
-		c.Detect.PValue = changepoint.DefaultOptions.PValue
+		c.Detect.PValue = DefaultDetect.PValue
+	}
+	c.Detect.Refine = true // the tracker always refines locations (the bisect range depends on them)
+	if c.Confirm == 0 {
+		c.Confirm = 3
 	}
 	if c.Slack == 0 {
-		c.Slack = 2
+		c.Slack = 4
 	}
 	if c.Night.Duration == 0 {
 		c.Night.Duration = 24 * time.Hour
@@ -152,6 +167,9 @@ func (c Config) Validate(real bool) error {
 	}
 	if c.Runs < 2 || c.Runs > 100 {
 		add("runs %d: want 2 to 100 runs a night", c.Runs)
+	}
+	if c.Confirm < 1 || c.Confirm > 30 {
+		add("confirm %d: want 1 to 30 nights", c.Confirm)
 	}
 	if c.Slack < 0 || c.Slack > 30 {
 		add("slack %d: want 0 to 30 nights", c.Slack)

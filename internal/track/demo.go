@@ -55,3 +55,12 @@ func knobs(kv ...string) scenario.Knobs {
 	}
 	return k
 }
+
+// NightlyDemo is the scenario of the nightly dry run (checked in as
+// bench/nightly/nightly-demo.json, replayed by the workflow's dry-run job
+// and by the track test with 6-hour nights): 216 hourly commits on main,
+// so 36 nights; two 3 % regressions (commits 60 and 120) and a 4 %
+// improvement (commit 180).
+func NightlyDemo() (*scenario.Scenario, error) {
+	return DemoScenario("nightly-demo", 216, []Step{{At: 60, Factor: 0.97}, {At: 120, Factor: 0.97}, {At: 180, Factor: 1.04}})
+}

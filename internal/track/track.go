@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -23,13 +24,23 @@ import (
 type Tracker struct {
 	Config Config
 	Store  *store.Store
-	Target *pipeline.Target
+	// Target measures tips and bisects change points; a *pipeline.Target.
+	Target Target
+	// Workload is the target's workload: it keys the series and the ledger.
+	Workload pipeline.Workload
 	// Filer files culprits; nil files nothing (the change points and
 	// bisects are still stored).
 	Filer Filer
 	IO    *ui.IO
 	// Now is the clock of real nights; default time.Now.
 	Now func() time.Time
+}
+
+// A Target measures and bisects commits. *pipeline.Target is the one
+// perfbisect uses; the nightly harness (bench/nightly) simulates one.
+type Target interface {
+	Measure(ctx context.Context, revs []string, runs int, fresh bool) ([]pipeline.MeasureRow, int, error)
+	Bisect(ctx context.Context, o pipeline.BisectOptions) (*pipeline.Outcome, error)
 }
 
 // A NightReport says what one night did.
@@ -103,7 +114,7 @@ func SeriesKey(branch, metric string, w pipeline.Workload) string {
 }
 
 func (t *Tracker) branch(ctx context.Context, night time.Time, b, tip string) (BranchReport, error) {
-	key := SeriesKey(b, t.Config.Metric, t.Target.Workload)
+	key := SeriesKey(b, t.Config.Metric, t.Workload)
 	br := BranchReport{Branch: b, Series: key, Tip: tip}
 	pts, err := t.Store.SeriesPoints(ctx, key)
 	if err != nil {
@@ -151,7 +162,7 @@ func hasCommit(pts []store.SeriesPoint, c string) bool {
 
 // changes detects the series' change points and acts on the new ones. A
 // change point is known when the store has one of the same direction
-// within Slack points of it (the detector may move a point by a night as
+// within Slack points of it, whose bisect covered it (the detector may move a point by a night as
 // evidence accumulates).
 func (t *Tracker) changes(ctx context.Context, key string, pts []store.SeriesPoint) ([]Change, error) {
 	values := make([]float64, len(pts))
@@ -170,6 +181,9 @@ func (t *Tracker) changes(ctx context.Context, key string, pts []store.SeriesPoi
 	var out []Change
 	for k, cp := range cps {
 		dir := direction(cp.Stats)
+		if len(pts)-cp.Index < t.Config.Confirm {
+			continue // too fresh: acted on once confirmed by more nights
+		}
 		if isKnown(known, pos, cp.Index, dir, t.Config.Slack) {
 			continue
 		}
@@ -206,7 +220,8 @@ func direction(s changepoint.Stats) string {
 func isKnown(known []store.SeriesChange, pos map[string]int, idx int, dir string, slack int) bool {
 	for _, k := range known {
 		at, ok := pos[k.AfterCommit]
-		if ok && k.Direction == dir && at-idx <= slack && idx-at <= slack {
+		// The known change's bisect covered points at-1-slack .. at+slack.
+		if ok && k.Direction == dir && idx >= at-slack && idx <= at+slack {
 			return true
 		}
 	}
@@ -233,6 +248,12 @@ func (t *Tracker) bracket(pts []store.SeriesPoint, cps []changepoint.ChangePoint
 func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
 	cfg := bisect.DefaultConfig
 	cfg.Improvement = c.Direction == "improvement"
+	// The change point has shown the step already: a step smaller than
+	// the default minimum effect is still bisected, down to half its size.
+	cfg.MinEffect = min(cfg.MinEffect, math.Abs(c.Change)/2)
+	// and bisected even when the engine finds it small for MaxRuns.
+	cfg.Force = true
+	cfg.VerifyRuns, cfg.MaxRuns = 40, 60
 	out, err := t.Target.Bisect(ctx, pipeline.BisectOptions{Good: c.Good, Bad: c.Bad, Config: cfg})
 	if err != nil {
 		c.Status, c.Error = "failed", err.Error()
@@ -247,7 +268,7 @@ func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
 	sort.Strings(c.Culprits)
 	row.Status, row.BisectID, row.Culprits = c.Status, c.BisectID, c.Culprits
 	if len(c.Culprits) > 0 && t.Filer != nil {
-		fl, err := t.Filer.File(ctx, Finding{Culprits: c.Culprits, Workload: t.Target.Workload.ConfigHash,
+		fl, err := t.Filer.File(ctx, Finding{Culprits: c.Culprits, Workload: t.Workload.ConfigHash,
 			Metric: t.Config.Metric, Direction: c.Direction}, out)
 		if err != nil {
 			c.Error = "filing: " + err.Error()
