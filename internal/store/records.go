@@ -61,6 +61,9 @@ type Run struct {
 	Value float64
 	// ProfilePath is an instructions sample's callgrind dump; "" otherwise.
 	ProfilePath string
+	// Figures are the run's other figures by name (the drop-table-stall
+	// workload's longest_stall, drop_dip, drop_duration); nil for none.
+	Figures map[string]float64
 }
 
 // Metrics: what a run's Value measures.

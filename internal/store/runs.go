@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -32,12 +33,12 @@ func (s *Store) AddRun(ctx context.Context, r *Run) error {
 		_, err := tx.ExecContext(ctx, s.dialect.rebind(`INSERT INTO runs
 			(id, commit_hash, build_id, workload, config_hash, config, environment_id,
 			 tps, qps, latency_min_ms, latency_avg_ms, latency_p95_ms, latency_max_ms,
-			 started_at, duration_ms, status, error_text, metric, metric_value, profile_path)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			 started_at, duration_ms, status, error_text, metric, metric_value, profile_path, figures)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			r.ID, r.CommitHash, r.BuildID, r.Workload, r.ConfigHash, rawOrNull(r.Config), r.EnvironmentID,
 			r.TPS, r.QPS, r.Latency.Min, r.Latency.Avg, r.Latency.P95, r.Latency.Max,
 			formatTime(r.StartedAt), r.Duration.Milliseconds(), string(r.Status), r.Error,
-			r.Metric, r.Value, r.ProfilePath)
+			r.Metric, r.Value, r.ProfilePath, figuresText(r.Figures))
 		if err != nil {
 			return err
 		}
@@ -76,15 +77,18 @@ func (s *Store) insertPoints(ctx context.Context, tx *sql.Tx, runID string, seri
 
 const runCols = `r.id, r.commit_hash, r.build_id, r.workload, r.config_hash, r.config, r.environment_id,
 	r.tps, r.qps, r.latency_min_ms, r.latency_avg_ms, r.latency_p95_ms, r.latency_max_ms,
-	r.started_at, r.duration_ms, r.status, r.error_text, r.metric, r.metric_value, r.profile_path`
+	r.started_at, r.duration_ms, r.status, r.error_text, r.metric, r.metric_value, r.profile_path, r.figures`
 
 func scanRun(row interface{ Scan(...any) error }) (Run, error) {
 	var r Run
-	var config, started, status string
+	var config, started, status, figures string
 	var ms int64
 	err := row.Scan(&r.ID, &r.CommitHash, &r.BuildID, &r.Workload, &r.ConfigHash, &config, &r.EnvironmentID,
 		&r.TPS, &r.QPS, &r.Latency.Min, &r.Latency.Avg, &r.Latency.P95, &r.Latency.Max,
-		&started, &ms, &status, &r.Error, &r.Metric, &r.Value, &r.ProfilePath)
+		&started, &ms, &status, &r.Error, &r.Metric, &r.Value, &r.ProfilePath, &figures)
+	if err == nil && figures != "" {
+		err = json.Unmarshal([]byte(figures), &r.Figures)
+	}
 	r.Config, r.StartedAt = []byte(config), parseTime(started)
 	r.Duration, r.Status = time.Duration(ms)*time.Millisecond, RunStatus(status)
 	return r, err
@@ -166,4 +170,16 @@ func (s *Store) points(ctx context.Context, runID string) ([]float64, error) {
 		series = append(series, v)
 	}
 	return series, rows.Err()
+}
+
+// figuresText is a run's figures as stored: a JSON object, ” for none.
+func figuresText(f map[string]float64) string {
+	if len(f) == 0 {
+		return ""
+	}
+	b, err := json.Marshal(f)
+	if err != nil {
+		return "" // NaN or ±Inf: not a figure
+	}
+	return string(b)
 }
