@@ -52,6 +52,7 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	fs.StringVar(&o.report, "report", "", "also write the Markdown report to this file")
 	fs.StringVar(&o.resume, "resume", "", "continue the stored bisect with this ID")
 	fs.BoolVar(&o.fresh, "fresh", false, "start a new bisect and measure again instead of reusing stored runs")
+	addMetricFlag(fs, &o.spec.Metric)
 	addRealFlags(fs, &o.spec.Real)
 }
 
@@ -96,9 +97,9 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 		o.spec.Real = pipeline.RealSpec{} // the scenario sets the workload
 	} else {
 		o.spec.Scenario, o.spec.Seed = "", 0
-		if err := validateReal(o.spec.Real); err != nil {
-			return err
-		}
+	}
+	if err := validateSpec(o.spec); err != nil {
+		return err
 	}
 	s, err := a.openStore(ctx)
 	if err != nil {

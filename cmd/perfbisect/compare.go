@@ -51,6 +51,7 @@ scenario and the AHI model measures them.`,
 	f.Float64Var(&o.minEffect, "min-effect", bisect.DefaultConfig.MinEffect, "smallest relative change that counts (0.003 = 0.3 %)")
 	f.BoolVar(&o.fresh, "fresh", false, "measure again instead of reusing stored runs")
 	f.BoolVar(&o.json, "json", false, "print the comparison as JSON")
+	addMetricFlag(f, &o.spec.Metric)
 	addRealFlags(f, &o.spec.Real)
 	return cmd
 }
@@ -66,7 +67,8 @@ func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string
 	}
 	if o.spec.DryRun {
 		o.spec.Real = pipeline.RealSpec{}
-	} else if err := validateReal(o.spec.Real); err != nil {
+	}
+	if err := validateSpec(o.spec); err != nil {
 		return err
 	}
 	s, err := a.openStore(ctx)

@@ -13,7 +13,7 @@ import (
 
 // measureOptions are the flags of `perfbisect measure`.
 type measureOptions struct {
-	real  pipeline.RealSpec
+	spec  pipeline.Spec
 	runs  int
 	fresh bool
 	json  bool
@@ -27,7 +27,9 @@ func newMeasureCmd(a *app) *cobra.Command {
 		Long: `measure builds each revision (cmake, ninja, ccache; a tree already built is
 never built again), starts it in a private datadir on prepared data, runs
 oltp_point_select --runs times (restarting the server between runs), stores
-every run, and prints a table of median TPS per revision.
+every run, and prints a table of median TPS per revision. With --metric
+instructions each run is instead the server's instructions per query over
+a fixed, seeded sequence of point selects under callgrind.
 
 Runs already stored for the same commit, workload and machine are reused,
 and so are the runs of any build whose mariadbd is byte-identical; --fresh
@@ -44,7 +46,8 @@ measures again.`,
 			return runMeasure(cmd.Context(), a, o, args)
 		},
 	}
-	addRealFlags(cmd.Flags(), &o.real)
+	addMetricFlag(cmd.Flags(), &o.spec.Metric)
+	addRealFlags(cmd.Flags(), &o.spec.Real)
 	cmd.Flags().IntVar(&o.runs, "runs", 3, "measured runs per revision")
 	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "measure again instead of reusing stored runs")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the table as JSON")
@@ -55,7 +58,7 @@ func runMeasure(ctx context.Context, a *app, o measureOptions, revs []string) er
 	if o.runs < 1 {
 		return usageErrorf("--runs %d: want at least 1", o.runs)
 	}
-	if err := validateReal(o.real); err != nil {
+	if err := validateSpec(o.spec); err != nil {
 		return err
 	}
 	s, err := a.openStore(ctx)
@@ -63,7 +66,7 @@ func runMeasure(ctx context.Context, a *app, o measureOptions, revs []string) er
 		return err
 	}
 	defer s.Close()
-	t, err := pipeline.Open(ctx, s, pipeline.Spec{Real: o.real}, a.io)
+	t, err := pipeline.Open(ctx, s, o.spec, a.io)
 	if err != nil {
 		return err
 	}
@@ -88,7 +91,11 @@ func writeMeasureTable(a *app, rows []pipeline.MeasureRow, asJSON bool) error {
 		return enc.Encode(rows)
 	}
 	tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REVISION\tCOMMIT\tMEDIAN TPS\tRUNS\tSPREAD\tSUBJECT")
+	unit := "TPS"
+	if len(rows) > 0 && rows[0].Unit != "" {
+		unit = rows[0].Unit
+	}
+	fmt.Fprintf(tw, "REVISION\tCOMMIT\tMEDIAN %s\tRUNS\tSPREAD\tSUBJECT\n", unit)
 	for _, r := range rows {
 		if r.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t-\t0\t-\t%s\n", r.Revision, r.Commit, r.Error)

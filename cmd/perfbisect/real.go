@@ -26,9 +26,15 @@ func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
 	fs.StringVar(&o.ClientCPUs, "client-cpus", "", "pin perfbisect itself (the client) to these CPUs")
 }
 
-// validateReal turns an invalid real spec into a usage error (exit 2).
-func validateReal(o pipeline.RealSpec) error {
-	if err := o.Validate(); err != nil {
+// addMetricFlag binds --metric, what one sample measures.
+func addMetricFlag(fs *pflag.FlagSet, metric *string) {
+	fs.StringVar(metric, "metric", "tps", "what a sample measures: tps (a timed run's throughput) or instructions "+
+		"(the server's instructions per query under callgrind: near-deterministic, 2-3 samples a commit; real builds only)")
+}
+
+// validateSpec turns an invalid spec into a usage error (exit 2).
+func validateSpec(s pipeline.Spec) error {
+	if err := s.Validate(); err != nil {
 		return usageErrorf("%v", err)
 	}
 	return nil

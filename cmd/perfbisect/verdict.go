@@ -58,6 +58,16 @@ func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 	for _, s := range r.Skipped {
 		fmt.Fprintf(w, "  skipped %s (%s)\n", s.Commit, s.Reason)
 	}
+	for _, p := range o.Profiles {
+		fmt.Fprintf(w, "  where %s's instructions went: %.0f -> %.0f per query (%+.0f); by function (self):\n",
+			p.Commit.Short, p.Diff.Before, p.Diff.After, p.Diff.Delta)
+		for i, f := range p.Diff.Self {
+			if i == 5 {
+				break
+			}
+			fmt.Fprintf(w, "    %+8.1f  %s (%s)\n", f.Delta, f.Name, f.File)
+		}
+	}
 	for _, d := range o.Report.Details {
 		if d.SameBinaryAs != "" {
 			fmt.Fprintf(w, "  %.11s builds the same mariadbd as %.11s: their runs are shared\n", d.Hash, d.SameBinaryAs)

@@ -63,6 +63,9 @@ type Outcome struct {
 	Reused int `json:"reused"`
 	// ModelNotes lists what a dry run's numbers rest on.
 	ModelNotes []string `json:"model_notes,omitempty"`
+	// Profiles say where each culprit's instructions went (instructions
+	// bisects only).
+	Profiles []Profile `json:"profiles,omitempty"`
 	// Report is the report's input, also stored as the result document.
 	Report report.Input `json:"-"`
 }
@@ -98,6 +101,7 @@ func ResumeRequest(ctx context.Context, s *store.Store, id string) (Request, err
 // with every sample kept in the store, and stores the report's input as
 // the result.
 func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) {
+	o.Config.Metric = t.Metric()
 	eng := &bisect.Engine{History: t.History, Config: o.Config}
 	plan, err := eng.Plan(ctx, o.Good, o.Bad)
 	if err != nil {
@@ -139,6 +143,9 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 	}
 	out := &Outcome{BisectID: row.ID, Resumed: resumed, Request: req, Result: res,
 		Taken: m.Taken, Reused: m.Reused, ModelNotes: t.Notes()}
+	if out.Profiles, err = t.profiles(ctx, res); err != nil {
+		t.io.Warnf("%v", err) // the verdict stands without it
+	}
 	if out.Report, err = t.ReportInput(ctx, out); err != nil {
 		return nil, t.failBisect(ctx, row.ID, owner, err)
 	}

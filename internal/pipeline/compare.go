@@ -46,6 +46,7 @@ type Compared struct {
 // unless fresh, and compares them with cfg's metric, minimum effect and
 // alpha.
 func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
+	cfg.Metric = t.Metric()
 	ca, err := t.History.Resolve(ctx, a)
 	if err != nil {
 		return nil, &bisect.RevisionError{Role: "first", Rev: a, Err: err}

@@ -109,6 +109,7 @@ func InstructionsWorkload(ctx context.Context, p runner.Protocol, server runner.
 	if err != nil {
 		return w, err
 	}
+	w.Metric = store.MetricInstructions
 	w.Environment = store.DetectEnvironment("recipe " + recipeHash)
 	return w, nil
 }

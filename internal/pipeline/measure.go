@@ -12,7 +12,8 @@ type MeasureRow struct {
 	Revision string    `json:"revision"`
 	Commit   string    `json:"commit"`
 	Subject  string    `json:"subject"`
-	Median   float64   `json:"median_tps"`
+	Median   float64   `json:"median"`
+	Unit     string    `json:"unit"` // TPS or instructions/query
 	Runs     int       `json:"runs"`
 	Spread   float64   `json:"spread"` // (max - min) / median
 	Samples  []float64 `json:"samples"`
@@ -32,7 +33,7 @@ func (t *Target) Measure(ctx context.Context, revs []string, runs int, fresh boo
 		if err != nil {
 			return nil, 0, err
 		}
-		rows[i] = MeasureRow{Revision: rev, Commit: c.Short, Subject: c.Subject}
+		rows[i] = MeasureRow{Revision: rev, Commit: c.Short, Subject: c.Subject, Unit: t.Metric().Unit}
 		commits[i] = c
 	}
 	m := t.Measurer(fresh)

@@ -26,6 +26,10 @@ type Spec struct {
 	DryRun   bool   `json:"dry_run,omitempty"`
 	Scenario string `json:"scenario,omitempty"`
 	Seed     uint64 `json:"seed,omitempty"`
+	// Metric is what one sample measures: "tps" (the default: a timed
+	// run's throughput) or "instructions" (the server's instructions per
+	// query under callgrind; real builds only).
+	Metric string `json:"metric,omitempty"`
 	// Real says how real commits are built, started and measured.
 	Real RealSpec `json:"real,omitzero"`
 }
@@ -72,10 +76,39 @@ type Target struct {
 	close     func() error
 }
 
+// Validate rejects a spec that cannot be measured, before anything is
+// opened.
+func (s Spec) Validate() error {
+	switch s.Metric {
+	case "", store.MetricTPS:
+	case store.MetricInstructions:
+		if s.DryRun {
+			return fmt.Errorf("--metric instructions needs real builds: the model measures throughput only (drop --dry-run)")
+		}
+	default:
+		return fmt.Errorf("--metric %q: want tps or instructions", s.Metric)
+	}
+	if !s.DryRun {
+		return s.Real.Validate()
+	}
+	return nil
+}
+
+// Metric is the engine's description of the target's samples.
+func (t *Target) Metric() bisect.Metric {
+	if t.Spec.Metric == store.MetricInstructions {
+		return bisect.MetricInstructions
+	}
+	return bisect.MetricTPS
+}
+
 // Open opens the target of spec on store s, with progress on io. It fails before
 // anything is measured or stored when the spec is invalid: an unknown
 // scenario, a clone that is not a git repository, bad workload flags.
 func Open(ctx context.Context, s *store.Store, spec Spec, io *ui.IO) (*Target, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
 	cache, err := CacheDir()
 	if err != nil {
 		return nil, err
