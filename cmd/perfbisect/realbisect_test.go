@@ -18,13 +18,22 @@ import (
 	"github.com/perfbisect/perfbisect/internal/store"
 )
 
+// slowerServerOptions add to slowServerOptions an optimizer trace of
+// every query and the performance schema's stage and statement histories:
+// together several times slower than a plain server, a step that stands
+// out of the noise of a busy CI machine.
+const slowerServerOptions = slowServerOptions + " --optimizer-trace=enabled=on" +
+	" --performance-schema-consumer-events-stages-current=ON --performance-schema-consumer-events-stages-history=ON" +
+	" --performance-schema-consumer-events-stages-history-long=ON --performance-schema-consumer-events-statements-history=ON" +
+	" --performance-schema-consumer-events-statements-history-long=ON"
+
 // realBisectHistory is v1 (fast) .. v2 (slow) with the slowdown planted
 // in the middle, at "slow". Every commit changes the server options, so
 // each builds a binary of its own; the ones around the culprit change
 // only what does not matter for speed.
 func realBisectHistory() [][2]string {
 	fast := "--innodb-buffer-pool-size=64M"
-	slow := fast + " " + slowServerOptions
+	slow := fast + " " + slowerServerOptions
 	return [][2]string{
 		{"v1", fast},
 		{"c2", fast + " --max-connections=150"},
@@ -60,7 +69,7 @@ func TestRealBisectFindsPlantedSlowdown(t *testing.T) {
 		"--recipe", "testdata/fakemariadb/recipe.json",
 		"--tables", "1", "--table-size", "10000", "--threads", "2",
 		"--time", durationFlag(t, "time", 2*time.Second), "--warmup", durationFlag(t, "warmup", 500*time.Millisecond),
-		"--max-runs", "8", "--min-effect", "0.3"}
+		"--max-runs", "12", "--min-effect", "0.3"}
 	if hasBisectFlag("no-restart") {
 		args = append(args, "--no-restart") // no server restart between repeats of one build
 	}
