@@ -29,9 +29,26 @@ type Sampler interface {
 // mean the samples may be pooled.
 type Workload struct {
 	Name        string          // "oltp_point_select"
+	Metric      string          // what a sample measures: store.MetricTPS ("" too) or store.MetricInstructions
 	Config      json.RawMessage // the full configuration, stored with each run
 	ConfigHash  string          // hash of Config and anything else that changes the numbers
 	Environment store.Environment
+}
+
+// metric is the store's name of the workload's metric.
+func (w Workload) metric() string {
+	if w.Metric == "" {
+		return store.MetricTPS
+	}
+	return w.Metric
+}
+
+// unit names a sample's unit in progress lines.
+func (w Workload) unit() string {
+	if w.Metric == store.MetricInstructions {
+		return "instructions/query"
+	}
+	return "tps"
 }
 
 // A Measurer is a bisect.Measurer that keeps every sample in the store.
@@ -63,10 +80,39 @@ type Measurer struct {
 	Taken, Reused int
 }
 
-var _ bisect.Measurer = (*Measurer)(nil)
+var (
+	_ bisect.SampleMeasurer = (*Measurer)(nil)
+	_ bisect.Identifier     = (*Measurer)(nil)
+)
 
 // Measure implements bisect.Measurer.
 func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
+	ss, err := m.MeasureSamples(ctx, c, first, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = s.Value
+	}
+	return out, nil
+}
+
+// Identity implements bisect.Identifier with BinaryOf ("" without it).
+func (m *Measurer) Identity(ctx context.Context, c bisect.Commit) (string, error) {
+	if m.BinaryOf == nil {
+		return "", nil
+	}
+	if err := m.prepare(ctx, c); err != nil { // a build row points at its commit
+		return "", err
+	}
+	return m.BinaryOf(ctx, c)
+}
+
+// MeasureSamples implements bisect.SampleMeasurer: samples read from the
+// store (earlier bisects, commits with the same binary) are marked
+// reused; samples this Measurer takes now are fresh.
+func (m *Measurer) MeasureSamples(ctx context.Context, c bisect.Commit, first, n int) ([]bisect.Sample, error) {
 	if err := m.prepare(ctx, c); err != nil {
 		return nil, err
 	}
@@ -74,22 +120,22 @@ func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) (
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, 0, n)
+	out := make([]bisect.Sample, 0, n)
 	for i := first; i < first+n; i++ {
 		if i < len(have) {
-			out = append(out, have[i])
+			out = append(out, bisect.Sample{Value: have[i], Reused: true})
 			m.Reused++
 			continue
 		}
 		if i > len(have) {
 			return nil, fmt.Errorf("measuring %s: asked for sample %d with only %d stored", c.Short, i, len(have))
 		}
-		tps, err := m.take(ctx, c, i)
+		v, err := m.take(ctx, c, i)
 		if err != nil {
 			return nil, err
 		}
-		have = append(have, tps)
-		out = append(out, tps)
+		have = append(have, v)
+		out = append(out, bisect.Sample{Value: v})
 	}
 	return out, nil
 }
@@ -123,7 +169,7 @@ func (m *Measurer) stored(ctx context.Context, c bisect.Commit) ([]float64, erro
 		return m.fresh[c.Hash], nil
 	}
 	filter := store.RunFilter{CommitHash: c.Hash, ConfigHash: m.Workload.ConfigHash,
-		EnvironmentID: m.envID, Status: store.RunOK}
+		EnvironmentID: m.envID, Status: store.RunOK, Metric: m.Workload.metric()}
 	runs, err := m.Store.Runs(ctx, filter)
 	if err != nil {
 		return nil, err
@@ -140,11 +186,11 @@ func (m *Measurer) stored(ctx context.Context, c bisect.Commit) ([]float64, erro
 		}
 		runs = mergeRuns(runs, same)
 	}
-	tps := make([]float64, len(runs))
+	values := make([]float64, len(runs))
 	for i, r := range runs {
-		tps[i] = r.TPS
+		values[i] = r.Value
 	}
-	return tps, nil
+	return values, nil
 }
 
 // take measures sample index of c and stores it, also when it failed.
@@ -155,7 +201,7 @@ func (m *Measurer) take(ctx context.Context, c bisect.Commit, index int) (float6
 	}
 	if err != nil {
 		if errors.Is(err, bisect.ErrCrashed) {
-			failed := &store.Run{Status: store.RunCrashed, Error: err.Error()}
+			failed := &store.Run{Status: store.RunCrashed, Error: err.Error(), Metric: m.Workload.Metric}
 			m.fill(failed, c)
 			if serr := m.Store.AddRun(ctx, failed); serr != nil {
 				return 0, errors.Join(err, serr)
@@ -169,12 +215,12 @@ func (m *Measurer) take(ctx context.Context, c bisect.Commit, index int) (float6
 	}
 	m.Taken++
 	if m.Fresh {
-		m.fresh[c.Hash] = append(m.fresh[c.Hash], run.TPS)
+		m.fresh[c.Hash] = append(m.fresh[c.Hash], run.Value)
 	}
 	if m.Log != nil {
-		fmt.Fprintf(m.Log, "  %s run %d: %.1f tps\n", c.Short, index+1, run.TPS)
+		fmt.Fprintf(m.Log, "  %s run %d: %.1f %s\n", c.Short, index+1, run.Value, m.Workload.unit())
 	}
-	return run.TPS, nil
+	return run.Value, nil
 }
 
 func (m *Measurer) fill(r *store.Run, c bisect.Commit) {
