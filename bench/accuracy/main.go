@@ -20,27 +20,51 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 )
 
-// A group is a row of the table: count scenarios of one kind and ratio.
+// A group is a row of the table: count scenarios of one kind, ratio and
+// run noise.
 type group struct {
 	kind  kind
 	ratio float64
 	count int
+	cv    float64
 }
 
-// plan is the default mix: 2700 scenarios at scale 1.
-var plan = []group{
-	{kindSingle, 1, 150},
-	{kindSingle, 1.5, 200},
-	{kindSingle, 2, 500},
-	{kindSingle, 3, 200},
-	{kindSingle, 5, 150},
-	{kindAA, 0, 500},
-	{kindTwo, 2, 200},
-	{kindUnbuildable, 2, 200},
-	{kindSlowMB, 2, 200},
-	{kindHeavy, 2, 200},
-	{kindDrift, 2, 200},
+// defaultPlan is the default mix: 2700 scenarios at scale 1, CV 0.3 %.
+var defaultPlan = []group{
+	{kindSingle, 1, 150, defaultCV},
+	{kindSingle, 1.5, 200, defaultCV},
+	{kindSingle, 2, 500, defaultCV},
+	{kindSingle, 3, 200, defaultCV},
+	{kindSingle, 5, 150, defaultCV},
+	{kindAA, 0, 500, defaultCV},
+	{kindTwo, 2, 200, defaultCV},
+	{kindUnbuildable, 2, 200, defaultCV},
+	{kindSlowMB, 2, 200, defaultCV},
+	{kindHeavy, 2, 200, defaultCV},
+	{kindDrift, 2, 200, defaultCV},
 }
+
+// noisePlan is issue 12's table: each noise model at CV 0.3 % and 2 %,
+// 200 scenarios a row at scale 1.
+func noisePlan() []group {
+	var p []group
+	for _, cv := range []float64{0.003, 0.02} {
+		for _, g := range []group{
+			{kindSingle, 1, 200, cv}, {kindSingle, 1.5, 200, cv}, {kindSingle, 2, 200, cv},
+			{kindAA, 0, 200, cv},
+			{kindOutliers, 2, 200, cv}, {kindOneWild, 2, 200, cv},
+			{kindAR5, 2, 200, cv}, {kindAR8, 2, 200, cv}, {kindHostStep, 2, 200, cv},
+			{kindOffsets, 2, 200, cv}, {kindOffsetAA, 0, 200, cv},
+			{kindGradual, 3, 200, cv}, {kindCancel, 2, 200, cv},
+		} {
+			p = append(p, g)
+		}
+	}
+	return p
+}
+
+// plan is the mix being measured (-plan).
+var plan = defaultPlan
 
 func main() {
 	scale := flag.Float64("scale", 1, "multiply every group's scenario count")
@@ -51,12 +75,16 @@ func main() {
 	flag.IntVar(&cfg.MaxRuns, "max-runs", cfg.MaxRuns, "Config.MaxRuns")
 	flag.IntVar(&cfg.EndpointRuns, "endpoint-runs", cfg.EndpointRuns, "Config.EndpointRuns")
 	only := flag.String("only", "", "run only the groups whose kind contains this")
+	planName := flag.String("plan", "default", "default (CV 0.3 %, the engine's classic mix) or noise (issue 12's noise models at CV 0.3 % and 2 %)")
 	trace := flag.Uint64("trace", 0, "bisect only the scenario with this seed (as -v prints it), with progress on stderr")
 	verbose := flag.Bool("v", false, "print why each missed scenario missed, to stderr")
 	flag.Parse()
+	if *planName == "noise" {
+		plan = noisePlan()
+	}
 	if *trace != 0 {
 		g := plan[(*trace-*seed*1_000_003)/100_000]
-		s := newScenario(g.kind, g.ratio, *trace)
+		s := newScenario(g.kind, g.ratio, g.cv, *trace)
 		s.progress = bisect.TextProgress(os.Stderr)
 		o, err := s.run(context.Background(), cfg)
 		fmt.Fprintf(os.Stderr, "%+v %v\n", o, err)
@@ -122,7 +150,7 @@ func measure(ctx context.Context, cfg bisect.Config, only string, scale float64,
 			defer wg.Done()
 			for j := range next {
 				g := rows[j.row].group
-				s := newScenario(g.kind, g.ratio, seed*1_000_003+uint64(j.row)*100_000+uint64(j.i))
+				s := newScenario(g.kind, g.ratio, g.cv, seed*1_000_003+uint64(j.row)*100_000+uint64(j.i))
 				o, err := s.run(ctx, cfg)
 				mu.Lock()
 				if err != nil && first == nil {
@@ -149,13 +177,13 @@ func pct(n, of int) string {
 }
 
 func printTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| scenarios | kind | step / run sd | exact culprit | false culprit | not reproduced | underpowered | inconclusive | mean runs | mean builds | builds <= ceil(log2 N)+3 | naive exact | naive false | naive runs |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| scenarios | cv | kind | step / run sd | exact culprit | false culprit | not reproduced | underpowered | inconclusive | mean runs | mean builds | builds <= ceil(log2 N)+3 | naive exact | naive false | naive runs | fair naive exact | fair naive false |")
+	fmt.Fprintln(w, "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		if len(r.out) == 0 {
 			continue
 		}
-		var exact, falseC, notRep, under, incon, runs, builds, within, nExact, nFalse, nRuns int
+		var exact, falseC, notRep, under, incon, runs, builds, within, nExact, nFalse, nRuns, fExact, fFalse int
 		for _, o := range r.out {
 			exact += b2i(o.exact)
 			falseC += b2i(o.falseCulprit)
@@ -168,21 +196,29 @@ func printTable(w io.Writer, rows []row) {
 			nExact += b2i(o.naiveExact)
 			nFalse += b2i(o.naiveFalse)
 			nRuns += o.naiveRuns
+			fExact += b2i(o.fairExact)
+			fFalse += b2i(o.fairFalse)
 		}
 		n := len(r.out)
-		ratio, exactS, nExactS, withinS := fmt.Sprintf("%g", r.ratio), pct(exact, n), pct(nExact, n), "-"
+		ratio, exactS, nExactS, withinS, fExactS := fmt.Sprintf("%g", r.ratio), pct(exact, n), pct(nExact, n), "-", pct(fExact, n)
 		switch r.kind {
-		case kindAA:
-			ratio, exactS, nExactS = "0", "-", "-"
+		case kindAA, kindOffsetAA:
+			ratio, exactS, nExactS, fExactS = "0", "-", "-", "-"
 		case kindTwo:
 			ratio = fmt.Sprintf("%g-5", r.ratio)
-			nExactS = "- (one answer)"
+			nExactS, fExactS = "- (one answer)", "-"
+		case kindCancel:
+			exactS = pct(exact, n) + " (not reproduced)"
+			nExactS, fExactS = "-", "-"
+		case kindGradual:
+			exactS = pct(exact, n) + " (all named, or range)"
+			nExactS, fExactS = "- (one answer)", "-"
 		case kindSingle:
 			withinS = pct(within, n)
 		}
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %.1f |\n",
-			n, r.kind, ratio, exactS, pct(falseC, n), pct(notRep, n), pct(under, n), pct(incon, n),
-			float64(runs)/float64(n), float64(builds)/float64(n), withinS, nExactS, pct(nFalse, n), float64(nRuns)/float64(n))
+		fmt.Fprintf(w, "| %d | %g %% | %s | %s | %s | %s | %s | %s | %s | %.1f | %.1f | %s | %s | %s | %.1f | %s | %s |\n",
+			n, 100*r.cv, r.kind, ratio, exactS, pct(falseC, n), pct(notRep, n), pct(under, n), pct(incon, n),
+			float64(runs)/float64(n), float64(builds)/float64(n), withinS, nExactS, pct(nFalse, n), float64(nRuns)/float64(n), fExactS, pct(fFalse, n))
 	}
 }
 

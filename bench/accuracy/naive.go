@@ -6,21 +6,25 @@ import (
 	"math/rand/v2"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // naive bisects the way a `git bisect run` script with a threshold does:
-// one run per commit, "good" when nearer the good endpoint's single run,
-// unbuildable commits skipped. It returns the culprit hash ("" when none)
-// and the runs spent.
-func (s *scenario) naive(ctx context.Context) (string, int) {
-	m := &simMeasurer{rng: rand.New(rand.NewPCG(uint64(s.n), 0x0a1e)), sd: s.m.sd,
-		level: s.m.level, unbuildable: s.m.unbuildable, built: map[string]bool{}}
+// per runs per commit (their median), "good" when nearer the good
+// endpoint's, unbuildable commits skipped; the same noise model as the
+// engine faces. It returns the culprit hash ("" when none) and the runs
+// spent.
+func (s *scenario) naive(ctx context.Context, per int) (string, int) {
+	m := &simMeasurer{rng: rand.New(rand.NewPCG(uint64(s.n), 0x0a1e+uint64(per))), sd: s.m.sd,
+		level: s.m.level, unbuildable: s.m.unbuildable, built: map[string]bool{}, df: s.m.df, drift: s.m.drift}
+	m.noiseModel(s.kind, rand.New(rand.NewPCG(s.seed, 0xacc)))
+	m.offsetSeed = s.m.offsetSeed // the same builds
 	one := func(c bisect.Commit) (float64, bool) {
-		xs, err := m.Measure(ctx, c, 0, 1)
+		xs, err := m.Measure(ctx, c, 0, per)
 		if errors.Is(err, bisect.ErrUnbuildable) {
 			return 0, false
 		}
-		return xs[0], true
+		return stats.Median(xs), true
 	}
 	g, _ := one(s.good)
 	b, _ := one(s.bad)

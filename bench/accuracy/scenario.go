@@ -10,10 +10,11 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 )
 
-const (
-	baseTPS = 380000.0 // the seed's order of magnitude
-	cv      = 0.003    // run-to-run noise: 0.3 %
-)
+// baseTPS is the seed's order of magnitude.
+const baseTPS = 380000.0
+
+// defaultCV is the run-to-run noise of the default plan: 0.3 %.
+const defaultCV = 0.003
 
 // A kind is a family of scenarios.
 type kind string
@@ -26,12 +27,27 @@ const (
 	kindSlowMB      kind = "slow merge base"
 	kindHeavy       kind = "single, heavy-tailed noise (t, 4 df)"
 	kindDrift       kind = "single, host drifts +0.3 % per 100 runs"
+	// Issue 12's noise models (single culprit unless said otherwise).
+	kindOutliers kind = "5 % of runs at -30 %"
+	kindOneWild  kind = "one run at 50 %"
+	kindAR5      kind = "AR(1) runs, rho 0.5"
+	kindAR8      kind = "AR(1) runs, rho 0.8"
+	kindHostStep kind = "host 2 % slower from some run on"
+	kindOffsets  kind = "build offsets 0.5 run sd"
+	kindOffsetAA kind = "build offsets 0.5 run sd, A/A"
+	kindGradual  kind = "gradual over 3 commits (each 1/3)"
+	kindCancel   kind = "two opposite steps that cancel"
 )
+
+// singleKinds are the kinds with one planted step.
+var singleKinds = []kind{kindSingle, kindUnbuildable, kindHeavy, kindDrift,
+	kindOutliers, kindOneWild, kindAR5, kindAR8, kindHostStep, kindOffsets}
 
 // A scenario is one synthetic history with known culprits.
 type scenario struct {
 	kind        kind
 	ratio       float64 // step / run sd (two culprits: the smaller step)
+	cv          float64 // run-to-run noise
 	n           int     // commits between good and bad (main line)
 	h           *simHistory
 	m           *simMeasurer
@@ -42,11 +58,12 @@ type scenario struct {
 	progress    bisect.Progress
 }
 
-// newScenario builds scenario number seed of kind k at step/noise ratio.
-func newScenario(k kind, ratio float64, seed uint64) *scenario {
+// newScenario builds scenario number seed of kind k at step/noise ratio
+// and run noise cv.
+func newScenario(k kind, ratio, cv float64, seed uint64) *scenario {
 	rng := rand.New(rand.NewPCG(seed, 0xacc))
 	n := 50 + rng.IntN(1951)
-	s := &scenario{kind: k, ratio: ratio, n: n, seed: seed, h: newSimHistory(fmt.Sprintf("s%d", seed), n)}
+	s := &scenario{kind: k, ratio: ratio, cv: cv, n: n, seed: seed, h: newSimHistory(fmt.Sprintf("s%d", seed), n)}
 	s.m = &simMeasurer{rng: rand.New(rand.NewPCG(seed, 0x5eed)), sd: cv * baseTPS,
 		level: map[string]float64{}, unbuildable: map[string]bool{}, built: map[string]bool{}}
 	sign := 1.0
@@ -56,8 +73,15 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 	s.improvement = sign > 0
 	steps := map[int]float64{} // main-line index -> relative step
 	switch k {
-	case kindSingle, kindUnbuildable, kindHeavy, kindDrift:
-		steps[1+rng.IntN(n)] = sign * ratio * cv
+	case kindGradual:
+		at := 1 + rng.IntN(n-2)
+		for i := range 3 {
+			steps[at+i] = sign * ratio * cv / 3
+		}
+	case kindCancel:
+		a := 1 + rng.IntN(n-1)
+		b := a + 1 + rng.IntN(n-a)
+		steps[a], steps[b] = sign*ratio*cv, -sign*ratio*cv/(1+sign*ratio*cv)
 	case kindTwo:
 		a, b := 1+rng.IntN(n), 1+rng.IntN(n)
 		for a == b {
@@ -65,6 +89,10 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 		}
 		r2 := ratio + rng.Float64()*(5-ratio)
 		steps[a], steps[b] = sign*ratio*cv, sign*r2*cv
+	default:
+		if slices.Contains(singleKinds, k) {
+			steps[1+rng.IntN(n)] = sign * ratio * cv
+		}
 	}
 	lvl := baseTPS
 	for i, c := range s.h.main {
@@ -89,6 +117,7 @@ func newScenario(k kind, ratio float64, seed uint64) *scenario {
 	case kindDrift:
 		s.m.drift = 0.003
 	}
+	s.m.noiseModel(k, rng)
 	return s
 }
 
@@ -102,7 +131,7 @@ func (s *scenario) slowMergeBase(rng *rand.Rand, ratio float64) {
 	lvl := baseTPS
 	for i, c := range s.h.side {
 		if i == j {
-			lvl *= 1 + ratio*cv
+			lvl *= 1 + ratio*s.cv
 			s.truth = append(s.truth, c.Hash)
 		}
 		s.m.level[c.Hash] = lvl
@@ -121,6 +150,8 @@ type outcome struct {
 	naiveExact          bool
 	naiveFalse          bool
 	naiveRuns           int
+	fairExact           bool // the naive bisect with the engine's runs spread over its commits
+	fairFalse           bool
 	why                 string // for -v: the result's warnings when not exact
 }
 
@@ -140,8 +171,20 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 	}
 	o := outcome{status: res.Status, runs: s.m.runs, builds: len(s.m.built)}
 	o.exact = len(s.truth) > 0 && sameSet(found, s.truth)
+	covered := map[string]bool{}
+	for _, g := range res.Gradual {
+		for _, c := range g.Commits {
+			covered[c.Hash] = true
+		}
+	}
+	switch s.kind {
+	case kindCancel:
+		o.exact = res.Status == bisect.StatusNotReproduced
+	case kindGradual: // every commit named, or a range covering them all called gradual
+		o.exact = o.exact || (len(res.Gradual) > 0 && covered[s.truth[0]] && covered[s.truth[2]] && len(covered) <= 8)
+	}
 	for _, f := range found {
-		if !slices.Contains(s.truth, f) {
+		if !slices.Contains(s.truth, f) && !covered[f] {
 			o.falseCulprit = true
 		}
 	}
@@ -151,10 +194,16 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 	bound := int(math.Ceil(math.Log2(float64(s.n)))) + 3
 	o.withinBuildBound = o.builds <= bound
 	o.buildsOver = max(0, o.builds-bound)
-	nv, runs := s.naive(ctx)
+	nv, runs := s.naive(ctx, 1)
 	o.naiveRuns = runs
 	o.naiveExact = nv != "" && slices.Contains(s.truth, nv) && len(s.truth) == 1
 	o.naiveFalse = nv != "" && !slices.Contains(s.truth, nv)
+	// The fair twin: the engine's runs spread evenly over the commits a
+	// naive bisect measures (endpoints, merge base, log2 N midpoints).
+	per := max(1, o.runs/(int(math.Ceil(math.Log2(float64(s.n))))+3))
+	fv, _ := s.naive(ctx, per)
+	o.fairExact = fv != "" && slices.Contains(s.truth, fv) && len(s.truth) == 1
+	o.fairFalse = fv != "" && !slices.Contains(s.truth, fv)
 	return o, nil
 }
 

@@ -125,6 +125,44 @@ type simMeasurer struct {
 	built       map[string]bool
 	df          int     // > 2: Student t noise with df degrees of freedom (heavy tails), scaled to sd
 	drift       float64 // the host's speed changes by this fraction per 100 runs
+	// Issue 12's noise models.
+	wild, wildShare float64 // wildShare of the runs are off by the fraction wild
+	oneWildAt       int     // > 0: run number oneWildAt-1 is at 50 %
+	rho, prev       float64 // AR(1) correlation of successive runs' noise
+	hostStepAt      int     // > 0: from this run on the host is hostStep slower
+	hostStep        float64
+	offsetSD        float64 // between-build offsets, in run sds (per commit, fixed)
+	offsetSeed      uint64
+}
+
+// noiseModel sets up kind k's noise.
+func (m *simMeasurer) noiseModel(k kind, rng *rand.Rand) {
+	switch k {
+	case kindOutliers:
+		m.wild, m.wildShare = -0.30, 0.05
+	case kindOneWild:
+		m.oneWildAt = 1 + rng.IntN(100)
+	case kindAR5:
+		m.rho = 0.5
+	case kindAR8:
+		m.rho = 0.8
+	case kindHostStep:
+		m.hostStepAt, m.hostStep = 1+rng.IntN(150), 0.02
+	case kindOffsets, kindOffsetAA:
+		m.offsetSD, m.offsetSeed = 0.5, rng.Uint64()
+	}
+}
+
+// offset returns commit hash's fixed build offset in run sds.
+func (m *simMeasurer) offset(hash string) float64 {
+	if m.offsetSD == 0 {
+		return 0
+	}
+	var h uint64
+	for _, b := range []byte(hash) {
+		h = h*131 + uint64(b)
+	}
+	return m.offsetSD * rand.New(rand.NewPCG(m.offsetSeed, h)).NormFloat64()
 }
 
 func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
@@ -134,7 +172,18 @@ func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int
 	}
 	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = m.level[c.Hash]*(1+m.drift*float64(m.runs+i)/100) + m.sd*m.noise()
+		run := m.runs + i
+		x := m.level[c.Hash]*(1+m.drift*float64(run)/100) + m.sd*(m.noise()+m.offset(c.Hash))
+		if m.wildShare > 0 && m.rng.Float64() < m.wildShare {
+			x *= 1 + m.wild
+		}
+		if run == m.oneWildAt-1 {
+			x *= 0.5
+		}
+		if m.hostStepAt > 0 && run >= m.hostStepAt {
+			x *= 1 - m.hostStep
+		}
+		xs[i] = x
 	}
 	m.runs += n
 	return xs, nil
@@ -142,6 +191,10 @@ func (m *simMeasurer) Measure(ctx context.Context, c bisect.Commit, first, n int
 
 // noise returns one standard (unit variance) noise draw.
 func (m *simMeasurer) noise() float64 {
+	if m.rho != 0 {
+		m.prev = m.rho*m.prev + math.Sqrt(1-m.rho*m.rho)*m.rng.NormFloat64()
+		return m.prev
+	}
 	if m.df <= 2 {
 		return m.rng.NormFloat64()
 	}

@@ -1,55 +1,77 @@
 // Package bisect searches a commit range for the commits that changed a
-// benchmark's throughput, with statistics that are honest about noise.
+// benchmark metric (throughput, or instructions per query: Config.Metric
+// gives its direction, unit and noise floor), with statistics that are
+// honest about noise.
 //
 // The engine depends on two small interfaces declared here, History and
-// Measurer, plus an optional Journal. It never builds, runs or stores
+// Measurer, plus an optional Journal; a Measurer may also be a
+// SampleMeasurer (it tells fresh samples from reused ones) and an
+// Identifier (it names a commit's binary). It never builds, runs or stores
 // anything itself, so the same engine drives a real MariaDB pipeline, the
 // dry-run model and the synthetic histories of the tests and of
-// bench/accuracy.
+// bench/accuracy. Its estimators live in internal/stats.
+//
+// Statistics throughout: levels are medians; run noise is a robust pooled
+// scale (trimmed successive differences within each commit, raised to the
+// metric's noise floor); a sample more than 5 run sds from its neighbours'
+// median is an outlier, listed in Result.Outliers, kept out of every test
+// and replaced by a fresh run. Only fresh samples (taken in this bisect)
+// enter tests; reused ones are listed (Measured.Reused) and no more.
 //
 // The search (Engine.Run):
 //
-//  1. Endpoints: good and bad are measured interleaved and compared with a
-//     group-sequential test (Mann-Whitney U, alpha split over the looks)
-//     AND a minimum effect. No difference: StatusNotReproduced.
-//  2. Power: from the endpoint noise, the runs a midpoint needs to be
-//     classified at the measured step. Above Config.MaxRuns (checked again
-//     after the endpoints get their full runs) the engine stops with
-//     StatusUnderpowered (unless Config.Force) and names the smallest
-//     detectable step. Sub-ranges get the same check.
+//  1. Endpoints: good and bad get fresh interleaved runs and are compared
+//     with a group-sequential test (Mann-Whitney U, alpha split over the
+//     looks) AND a minimum effect. No difference: StatusNotReproduced.
+//  2. Power: from the endpoint step and noise, the expected runs of the
+//     midpoint test (Wald's average sample number of the SPRT). Above 2/3
+//     of Config.MaxRuns (checked again after the endpoints get their full
+//     runs) the engine stops with StatusUnderpowered (unless Config.Force)
+//     and names the smallest detectable step. Sub-ranges get the same
+//     check.
 //  3. Non-ancestor good: the merge base is measured and both sides,
 //     merge-base..bad and merge-base..good, are tested like endpoints; each
 //     side that differs is bisected. Culprits on the good side are checked
 //     against the bad branch with History.EquivalentIn.
-//  4. Midpoints: a truncated sequential probability ratio test (SPRT)
-//     between "mean = low end's mean" and "mean = high end's mean", with
-//     the pooled run-to-run noise, decides like-low or like-high at error
-//     Config.ClassifyError each way, once the commit's mean is also
-//     consistent with the chosen end. A commit still undecided at
-//     Config.MaxRuns (after the ends are measured more), unbuildable, or
-//     crashing is skipped like git bisect skip; one that differs from both
-//     ends splits the range in two. A range whose midpoints keep fitting
-//     neither end is re-tested and left with a warning.
+//  4. Midpoints: each run of the midpoint is followed by a fresh run of one
+//     of its range's ends, alternately, so the ends are measured throughout
+//     and a change of the host's speed shows in those reference runs; when
+//     it is clear, the midpoint is compared at the host's speed of the
+//     moment. A truncated sequential probability ratio test (SPRT) between
+//     "level = low end's median" and "level = high end's median" decides
+//     like-low or like-high at error Config.ClassifyError each way, once
+//     the commit's level is also consistent with the chosen end. A commit
+//     whose binary is identical to an end's is classified without a run.
+//     A commit still undecided at Config.MaxRuns, unbuildable, or crashing
+//     is skipped like git bisect skip; one that differs from both ends
+//     splits the range in two.
 //  5. Verification: each culprit is re-measured against its parent with
-//     Config.VerifyRuns fresh interleaved runs each (a second batch if the
-//     first is not conclusive, alpha split): change, 95 % bootstrap
-//     interval, Mann-Whitney p-value. A candidate that does not verify
-//     goes to Result.Rejected; its fresh runs tell which of the last two
-//     verdicts was wrong, and the search resumes from there.
-//  6. Several culprits: when the parent still differs from the range's
+//     fresh interleaved runs, in up to three looks (about 1/2, 1 and 3/2 of
+//     Config.VerifyRuns per side): change of medians, 95 % bootstrap
+//     interval, Mann-Whitney p-value, and the culprit's share of its
+//     range's change with its interval. A candidate that does not verify
+//     goes to Result.Rejected, and the search resumes around it.
+//  6. Between-build variance: commits classified onto one level differ by
+//     more than run noise when builds differ (code layout). The engine
+//     estimates that spread (Result.BuildVariance) and, once it is clear,
+//     requires every "these differ" decision to stand out from it; a
+//     refusal for that reason sets BuildVariance.Limited.
+//  7. Several culprits: when the parent still differs from the range's
 //     older end, or the culprit from its newer end, that remaining range is
-//     tested like a pair of endpoints and bisected in turn, up to
-//     Config.MaxCulprits.
-//  7. Drift: a linear trend in run order, pooled within commits, is
-//     estimated throughout; when it is clear, midpoint verdicts use
-//     drift-corrected samples (Result.Drift).
+//     tested like a pair of endpoints (unless its ends share one binary)
+//     and bisected in turn, up to Config.MaxCulprits. Culprits next to each
+//     other that share a range's change are reported as a gradual change
+//     (Result.Gradual).
+//  8. Drift: a linear trend in run order is estimated as a diagnostic
+//     (Result.Drift); no verdict uses it.
 //
 // Resume: the engine is deterministic given the samples it receives, and
 // it asks for samples by index (Measurer.Measure(ctx, c, first, n)). A
-// Measurer backed by a store that returns stored samples for indices it
-// already has therefore resumes a killed bisect without re-measuring; so
-// does a Journal, whose recorded steps are replayed before the Measurer
-// is asked for anything new.
+// Journal's recorded steps (samples with their fresh/reused marks, and
+// verdicts) are replayed before the Measurer is asked for anything new, so
+// a killed bisect resumes without re-measuring. A store-backed Measurer
+// without a journal still answers earlier indices from the store, but as
+// reused samples: they are shown, not tested.
 package bisect
 
 import (

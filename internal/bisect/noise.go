@@ -72,7 +72,7 @@ func (r *run) buildVariance() (tau float64, df, builds int) {
 		df += k - 1
 		builds += k
 	}
-	if df == 0 || noise <= 0 || ss/noise <= chi2Quantile(0.99, df)/float64(df) {
+	if df == 0 || noise <= 0 || ss/noise <= chi2Quantile(buildGate, df)/float64(df) {
 		return 0, df, builds
 	}
 	return math.Sqrt(max(0, (ss-noise)/float64(df))), df, builds
@@ -131,6 +131,10 @@ func (r *run) root(hash string) string {
 	}
 	return hash
 }
+
+// buildGate is the chi-square level the spread of class members must
+// exceed before a between-build variance is assumed.
+const buildGate = 0.99
 
 // minBuildDF is the degrees of freedom the between-build estimate needs
 // before decisions use it.

@@ -157,3 +157,35 @@ func TestSameBinaryNeedsNoRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestGradualOverThreeCommits: three neighbouring commits each carry a
+// third of a 1.5 % change at cv 0.3 %. The result names all three, or a
+// range holding them called gradual; never one of them alone.
+func TestGradualOverThreeCommits(t *testing.T) {
+	for _, seed := range []uint64{17, 18, 19} {
+		s := linearScenario(seed, 200, 0.003, map[int]float64{120: -0.005, 121: -0.005, 122: -0.005})
+		res, err := s.engine(DefaultConfig).Run(context.Background(), "m0", "m200")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := culpritNames(res, true)
+		all := len(names) == 3 && names[0] == "m120" && names[1] == "m121" && names[2] == "m122"
+		covered := map[string]bool{}
+		for _, n := range names {
+			covered[n] = true
+		}
+		for _, g := range res.Gradual {
+			for _, c := range g.Commits {
+				covered[c.Subject] = true
+			}
+		}
+		if !all && !(covered["m120"] && covered["m121"] && covered["m122"] && len(res.Gradual) > 0) {
+			t.Errorf("seed %d: culprits %v, gradual %+v: want all three or a gradual range", seed, names, res.Gradual)
+		}
+		for _, n := range names {
+			if n != "m120" && n != "m121" && n != "m122" {
+				t.Errorf("seed %d: false culprit %s", seed, n)
+			}
+		}
+	}
+}

@@ -244,6 +244,9 @@ type Culprit struct {
 	ShareOfRange float64 `json:"share_of_range"`
 	ShareLow     float64 `json:"share_low"`
 	ShareHigh    float64 `json:"share_high"`
+	// Gradual: the culprit is one step of a change spread over several
+	// commits (Result.Gradual holds the range): it is not "the" culprit.
+	Gradual bool `json:"gradual,omitempty"`
 	// For a culprit on the good branch: whether an equivalent change is on
 	// the bad branch (between the merge base and bad), and which.
 	CheckedBadBranch bool    `json:"checked_bad_branch,omitempty"`

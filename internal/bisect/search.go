@@ -97,8 +97,22 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			return nil, err
 		}
 		if c.Verified {
+			lo, hi, err := r.spread(ctx, s, lo, hi, &c, false)
+			if err != nil {
+				return nil, err
+			}
 			r.res.Culprits = append(r.res.Culprits, c)
 			return r.remaining(s, lo, hi), nil
+		}
+		if c.Effect.BuildLimited {
+			l, h, err := r.spread(ctx, s, lo, hi, &c, true)
+			if err != nil {
+				return nil, err
+			}
+			if l < lo || h > hi {
+				r.res.Rejected = append(r.res.Rejected, c)
+				return r.remaining(s, l, h), nil
+			}
 		}
 		r.res.Rejected = append(r.res.Rejected, c)
 		// A wrong verdict may come from ends whose means are off: measure
@@ -212,6 +226,7 @@ func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
 	} else {
 		r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends): the change may be gradual or noisy; range left unresolved",
 			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
+		r.addGradual(s, b.lo(), b.hi())
 	}
 	return errGiveUp
 }
@@ -245,18 +260,22 @@ func (r *run) unwind(ctx context.Context, s span, b *bracket, c Culprit) bool {
 // remaining returns the sub-ranges of s beside culprit c (found between
 // lo and hi) that may hold another change: those where the parent differs
 // from the span's older end, or the culprit from its newer end, by at least
-// half of MinEffect. Each is then tested like a pair of endpoints before it
+// half of MinEffect and two standard errors. Each is then tested like a pair of endpoints before it
 // is searched, so this loose trigger costs runs, never false culprits.
 func (r *run) remaining(s span, lo, hi int) []span {
 	cs := s.commits
-	shift := func(a, b Commit) float64 {
-		return math.Abs(median(r.l.xs(b))/median(r.l.xs(a)) - 1)
+	// shifted: the medians differ by half of MinEffect and by more than
+	// two standard errors of run noise.
+	shifted := func(a, b Commit) bool {
+		ma, mb := median(r.l.xs(a)), median(r.l.xs(b))
+		se := r.sd(ma) * math.Sqrt(math.Pi/2*(1/float64(max(1, r.l.n(a)))+1/float64(max(1, r.l.n(b)))))
+		return math.Abs(mb/ma-1) >= r.cfg.MinEffect/2 && math.Abs(mb-ma) > 2*se
 	}
 	var more []span
-	if lo > 0 && shift(s.first(), cs[lo]) >= r.cfg.MinEffect/2 {
+	if lo > 0 && shifted(s.first(), cs[lo]) {
 		more = append(more, span{commits: cs[:lo+1], branch: s.branch})
 	}
-	if hi < len(cs)-1 && shift(cs[hi], s.last()) >= r.cfg.MinEffect/2 {
+	if hi < len(cs)-1 && shifted(cs[hi], s.last()) {
 		more = append(more, span{commits: cs[hi:], branch: s.branch})
 	}
 	return more

@@ -150,6 +150,7 @@ func (r *run) finish() {
 	}
 	slices.SortStableFunc(res.Culprits, order)
 	slices.SortStableFunc(res.Rejected, order)
+	r.groupGradual()
 	r.driftNote()
 	res.TotalRuns = r.l.total
 	res.Builds = len(r.l.order)

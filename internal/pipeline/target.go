@@ -51,6 +51,12 @@ type RealSpec struct {
 	NoRestart     bool          `json:"no_restart,omitempty"`
 	ServerCPUs    string        `json:"server_cpus,omitempty"`
 	ClientCPUs    string        `json:"client_cpus,omitempty"`
+	// Workload is WorkloadPointSelect ("" too) or WorkloadDropStall, whose
+	// dropped table has DropRows rows and is dropped DropAt into each run
+	// (zero: pointselect.DropConfig's defaults).
+	Workload string        `json:"workload,omitempty"`
+	DropRows int64         `json:"drop_rows,omitempty"`
+	DropAt   time.Duration `json:"drop_at,omitempty"`
 }
 
 // A Target is one opened Spec: the history to search, the sampler that
@@ -79,6 +85,12 @@ type Target struct {
 // Validate rejects a spec that cannot be measured, before anything is
 // opened.
 func (s Spec) Validate() error {
+	if err := validateWorkload(s); err != nil {
+		return err
+	}
+	if _, drop := dropMetric(s); drop {
+		return s.Real.Validate()
+	}
 	switch s.Metric {
 	case "", store.MetricTPS:
 	case store.MetricInstructions:
@@ -96,6 +108,9 @@ func (s Spec) Validate() error {
 
 // Metric is the engine's description of the target's samples.
 func (t *Target) Metric() bisect.Metric {
+	if m, ok := dropMetric(t.Spec); ok {
+		return m
+	}
 	if t.Spec.Metric == store.MetricInstructions {
 		return bisect.MetricInstructions
 	}
