@@ -24,6 +24,10 @@ func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "keep one server for all repeats of a build instead of restarting it")
 	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server with taskset to these CPUs (e.g. 1 or 2-3)")
 	fs.StringVar(&o.ClientCPUs, "client-cpus", "", "pin perfbisect itself (the client) to these CPUs")
+	fs.StringVar(&o.Workload, "workload", "", "point-select (the default), or drop-table-stall (point selects while a large warmed "+
+		"table is dropped; samples are the longest stall in seconds, lower is better; --metric drop_duration for the DROP's time)")
+	fs.Var(newIntValue(&o.DropRows, 0, 1, maxTableSize), "drop-rows", "drop-table-stall: rows of the dropped table (default 1000000)")
+	durationVar(fs, &o.DropAt, "drop-at", 0, true, "drop-table-stall: when DROP TABLE starts in each run (default: a third of --time)")
 }
 
 // addMetricFlag binds --metric, what one sample measures.

@@ -101,7 +101,11 @@ func openReal(ctx context.Context, s *store.Store, spec Spec, cache string, io *
 	builds := &BuildSampler{Repo: r, Builder: b, Bench: bench, Store: s, Progress: io.Progress()}
 	t := &Target{Spec: spec, store: s, Repo: r, History: &History{Repo: r}, Identity: builds.BinaryOf,
 		io: io, sampler: builds, close: builds.Close}
-	if spec.Metric == store.MetricInstructions {
+	if o.Workload == WorkloadDropStall {
+		if err := t.useDropStall(o, builds, b.RecipeHash()); err != nil {
+			return nil, err
+		}
+	} else if spec.Metric == store.MetricInstructions {
 		cg := runner.Callgrind{DumpDir: filepath.Join(cache, "profiles")}
 		ins := &InstructionsSampler{Builds: builds, Callgrind: cg}
 		if t.Workload, err = InstructionsWorkload(ctx, proto, server, cg, b.RecipeHash()); err != nil {
@@ -111,7 +115,7 @@ func openReal(ctx context.Context, s *store.Store, spec Spec, cache string, io *
 	} else if t.Workload, err = RealWorkload(proto, server, b.RecipeHash()); err != nil {
 		return nil, err
 	}
-	t.benchmark = realBenchmark(proto, server, recipe, t.Workload)
+	t.benchmark = realBenchmark(proto, bench.Server, recipe, t.Workload)
 	return t, nil
 }
 
@@ -133,7 +137,7 @@ func realBenchmark(p runner.Protocol, server runner.ServerConfig, recipe build.R
 			"lower is better; blind to contention, cache misses and I/O"}
 	}
 	return report.Benchmark{
-		Workload: "oltp_point_select", Tables: run.Tables, TableSize: run.TableSize, Threads: run.Threads,
+		Workload: w.Name, Tables: run.Tables, TableSize: run.TableSize, Threads: run.Threads,
 		DurationSeconds: run.Time.Seconds(), WarmupSeconds: run.Warmup.Seconds(), RandType: run.Rand.Type,
 		ServerOptions: opts, BuildRecipe: "cmake -G Ninja " + strings.Join(recipe.CMakeFlags, " "),
 		Machine:     report.Machine{CPU: env.CPUModel, Cores: env.Cores, MemoryBytes: env.MemoryBytes, Kernel: env.Kernel},
