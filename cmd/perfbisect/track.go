@@ -122,7 +122,7 @@ func runTrack(ctx context.Context, a *app, o trackOptions) error {
 		return err
 	}
 	defer t.Close()
-	tr := &track.Tracker{Config: cfg, Store: s, Target: t, IO: a.io}
+	tr := &track.Tracker{Config: cfg, Store: s, Target: t, Workload: t.Workload, IO: a.io}
 	if tr.Filer, err = trackFiler(s, cfg, o, token, a); err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func runTrack(ctx context.Context, a *app, o trackOptions) error {
 		rep, err := tr.Night(ctx, time.Now().UTC(), tips)
 		return printNight(a, o, rep, err)
 	}
-	return replayNights(ctx, a, o, tr)
+	return replayNights(ctx, a, o, tr, t.Repo.Dir())
 }
 
 // trackConfig reads --config (optional for dry runs) and applies the
@@ -184,11 +184,19 @@ func inCI() bool { return os.Getenv("CI") == "true" || os.Getenv("GITHUB_ACTIONS
 // requirePostgres refuses a real nightly run without a store URL under
 // CI or --require-db, before anything is fetched or opened.
 func requirePostgres(dbURL string, o trackOptions) error {
-	if o.dryRun || !(o.requireDB || inCI()) || dbURL != "" {
+	if o.dryRun || !(o.requireDB || inCI()) {
 		return nil
 	}
-	return errors.New("track: no store given: set PERFBISECT_DB (or --db) to the nightly PostgreSQL URL " +
-		"(in GitHub Actions, the PERFBISECT_DB secret); a nightly history in a throwaway SQLite file would be lost")
+	if dbURL == "" {
+		return errors.New("track: no store given: set PERFBISECT_DB (or --db) to the nightly PostgreSQL URL " +
+			"(in GitHub Actions, the PERFBISECT_DB secret); a nightly history in a throwaway SQLite file would be lost")
+	}
+	if !strings.HasPrefix(dbURL, "postgres://") && !strings.HasPrefix(dbURL, "postgresql://") &&
+		!strings.Contains(dbURL, "host=") && !strings.Contains(dbURL, "dbname=") {
+		return errors.New("track: the store is a SQLite file, not PostgreSQL; the nightly history must live in " +
+			"a shared database (--db postgres://…, or PERFBISECT_DB)")
+	}
+	return nil
 }
 
 // trackFiler makes the filer: nil without a repository; dry runs file
@@ -214,8 +222,8 @@ func trackFiler(s *store.Store, cfg track.Config, o trackOptions, token string, 
 }
 
 // replayNights runs a dry run's nights in order.
-func replayNights(ctx context.Context, a *app, o trackOptions, tr *track.Tracker) error {
-	nights, err := track.ScenarioNights(ctx, tr.Target.Repo.Dir(), tr.Config.Branches, tr.Config.Night.Duration)
+func replayNights(ctx context.Context, a *app, o trackOptions, tr *track.Tracker, dir string) error {
+	nights, err := track.ScenarioNights(ctx, dir, tr.Config.Branches, tr.Config.Night.Duration)
 	if err != nil {
 		return err
 	}

@@ -150,3 +150,55 @@ func checkHistory(t *testing.T, cache string, changes []track.Change) {
 		t.Errorf("history table: want two regressions, one improvement and a Mermaid chart:\n%s", out)
 	}
 }
+
+// TestTrackRealModeNeedsPostgres: under CI (or with --require-db) a real
+// night refuses to start without a PostgreSQL store, before it fetches or
+// opens anything, and says how to fix it.
+func TestTrackRealModeNeedsPostgres(t *testing.T) {
+	cache := t.TempDir()
+	cfg := filepath.Join(cache, "track.json")
+	if err := os.WriteFile(cfg, []byte(`{"clone": "/nonexistent", "branches": ["main"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		env  []string
+		args []string
+		want string
+	}{
+		{[]string{"CI=true"}, nil, "PERFBISECT_DB secret"},
+		{[]string{"GITHUB_ACTIONS=true", "CI="}, nil, "set PERFBISECT_DB"},
+		{[]string{"CI=", "GITHUB_ACTIONS="}, []string{"--require-db"}, "set PERFBISECT_DB"},
+		{[]string{"CI=true"}, []string{"--db", filepath.Join(cache, "x.db")}, "not PostgreSQL"},
+	} {
+		var stderr bytes.Buffer
+		cmd := perfbisectCmd(cache, append([]string{"track", "--config", cfg}, c.args...)...)
+		cmd.Env = append(cmd.Env, c.env...)
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); err == nil || code != 1 || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v %v: exit %d, stderr %q; want exit 1 saying %q", c.env, c.args, code, stderr.String(), c.want)
+		}
+		if _, err := os.Stat(filepath.Join(cache, "x.db")); err == nil {
+			t.Errorf("%v %v: created the SQLite file", c.env, c.args)
+		}
+	}
+}
+
+func TestTrackUsageErrors(t *testing.T) {
+	cache := t.TempDir()
+	for _, args := range [][]string{
+		{"track"},
+		{"track", "--dry-run"},
+		{"track", "--config", "x.json", "--nights", "3"},
+		{"track", "--dry-run", "--scenario", "s.json", "--github", "not-a-repo"},
+		{"track", "--dry-run", "--scenario", "s.json", "--runs", "1"},
+	} {
+		var stderr bytes.Buffer
+		cmd := perfbisectCmd(cache, args...)
+		cmd.Stderr = &stderr
+		cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 2 {
+			t.Errorf("%v: exit %d (%s), want 2", args, code, strings.TrimSpace(stderr.String()))
+		}
+	}
+}

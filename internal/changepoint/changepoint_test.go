@@ -235,3 +235,16 @@ func TestRefine(t *testing.T) {
 		t.Errorf("bestMeanSplit = %d, want 3", j)
 	}
 }
+
+// TestHalfWindows: a drop, a second drop and a rise inside one long
+// window. The window's t-test compares a side that mixes two levels and
+// misses steps; the half-window pass sees each step on its own.
+func TestHalfWindows(t *testing.T) {
+	o := Options{Window: 50, PValue: 0.0001, HalfWindows: true}
+	for seed := uint64(1); seed <= 5; seed++ {
+		z := series(seed, 36, 100, map[int]float64{10: -8, 20: -8, 30: 10})
+		if got := Detect(z, o); !near(got, []int{10, 20, 30}, 0) {
+			t.Errorf("seed %d: %v, want [10 20 30]", seed, indexes(got))
+		}
+	}
+}

@@ -19,6 +19,12 @@ type Options struct {
 	// WeakPValue is the split pass's threshold for weak change points;
 	// 0 means Otava's rule: 10 × PValue below 0.05, 2 × PValue below 0.5.
 	WeakPValue float64 `json:"weak_p_value,omitempty"`
+	// HalfWindows runs the split pass a second time with windows of half
+	// the length. A long window is sensitive to small steps, but its
+	// t-test can miss a step between two others (a drop and a rise
+	// inside one window make a mixed side); short windows see each step
+	// on its own. Default false (Otava's single pass).
+	HalfWindows bool `json:"half_windows,omitempty"`
 	// MinMagnitude is the smallest relative change kept (Stats.Magnitude);
 	// default 0: significance alone decides.
 	MinMagnitude float64 `json:"min_magnitude"`
@@ -93,7 +99,10 @@ func (d *Detector) Append(points ...float64) []ChangePoint {
 	d.series = append(d.series, points...)
 	start := d.rescanFrom(old, len(points))
 	weak := slices.DeleteFunc(d.weak, func(c ChangePoint) bool { return c.Index >= start })
-	weak = d.split(start, weak)
+	weak = d.split(start, weak, d.Options.Window)
+	if d.Options.HalfWindows && d.Options.Window >= 6 {
+		weak = d.split(start, weak, d.Options.Window/2)
+	}
 	for k := range weak {
 		retest(d.series, weak, k, 0, len(d.series))
 	}
@@ -164,8 +173,8 @@ func (d *Detector) rescanFrom(old, added int) int {
 // split is the split pass from start: windows of Window points, half a
 // window apart (restarting at the last change point found in a window),
 // each divided at the weak p-value. Change points are unioned by index.
-func (d *Detector) split(start int, weak []ChangePoint) []ChangePoint {
-	z, w := d.series, d.Options.Window
+func (d *Detector) split(start int, weak []ChangePoint, w int) []ChangePoint {
+	z := d.series
 	step := max(w/2, 1)
 	seen := map[int]bool{}
 	for _, c := range weak {

@@ -58,7 +58,7 @@ type Config struct {
 }
 
 // DefaultDetect is the tracker's change-point detection.
-var DefaultDetect = changepoint.Options{Window: 50, PValue: 0.0001, Refine: true}
+var DefaultDetect = changepoint.Options{Window: 50, PValue: 0.0001, HalfWindows: true, Refine: true}
 
 // A Duration is a time.Duration written as "24h" in JSON.
 type Duration struct{ time.Duration }
@@ -131,7 +131,9 @@ func (c Config) WithDefaults() Config {
 	if c.Detect.PValue == 0 {
 		c.Detect.PValue = DefaultDetect.PValue
 	}
-	c.Detect.Refine = true // the tracker always refines locations (the bisect range depends on them)
+	// The tracker always refines locations (the bisect range depends on
+	// them) and also scans half windows (a series has many steps).
+	c.Detect.Refine, c.Detect.HalfWindows = true, true
 	if c.Confirm == 0 {
 		c.Confirm = 3
 	}
