@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -20,12 +19,18 @@ import (
 )
 
 // A history is one seeded 90-night history: a straight branch with
-// perNight commits a night and at most one planted step.
+// perNight commits a night and planted steps (none for A/A).
 type history struct {
-	seed    uint64
-	sds     float64 // the step in night-to-night SDs (0: A/A)
+	seed  uint64
+	steps []step
+}
+
+// A step is a planted change: from commit culprit on, the level is
+// multiplied by 1 ± sds night-to-night SDs.
+type step struct {
+	sds     float64
 	improve bool
-	culprit int // the step's commit (0: none)
+	culprit int // the step's commit
 	landing int // the first night whose tip carries it
 }
 
@@ -36,44 +41,66 @@ const (
 	base     = 380000.0
 )
 
-func newHistory(seed uint64, sds float64, improve bool) history {
-	h := history{seed: seed, sds: sds, improve: improve}
-	if sds > 0 {
-		rng := rand.New(rand.NewPCG(seed, 3))
-		h.culprit = 15*perNight + 1 + rng.IntN(60*perNight) // lands in nights 15..75
-		h.landing = (h.culprit + perNight - 1) / perNight
+// newHistory plants one step per direction in dirs, landing in nights
+// 15..75 and at least 15 nights apart.
+func newHistory(seed uint64, sds float64, dirs []bool) history {
+	h := history{seed: seed}
+	rng := rand.New(rand.NewPCG(seed, 3))
+	for _, improve := range dirs {
+		for {
+			c := 15*perNight + 1 + rng.IntN(60*perNight)
+			s := step{sds: sds, improve: improve, culprit: c, landing: (c + perNight - 1) / perNight}
+			if h.farFrom(s.landing) {
+				h.steps = append(h.steps, s)
+				break
+			}
+		}
 	}
 	return h
 }
 
+func (h history) farFrom(night int) bool {
+	for _, s := range h.steps {
+		if s.landing-night < 15 && night-s.landing < 15 {
+			return false
+		}
+	}
+	return true
+}
+
+// level is commit i's true level.
+func (h history) level(i int, sd float64) float64 {
+	v := base
+	for _, s := range h.steps {
+		if i >= s.culprit {
+			if s.improve {
+				v *= 1 + s.sds*sd
+			} else {
+				v *= 1 - s.sds*sd
+			}
+		}
+	}
+	return v
+}
+
 // An outcome is what the bot did with one history.
 type outcome struct {
-	detected   bool // a change point within 2 nights of the landing, right direction
-	delay      int  // nights from the landing to that detection
-	offBy      int  // its distance from the landing, in nights
-	falseAlarm int  // change points acted on that match no step
-	exact      bool // the matched change point's bisect named exactly the culprit
-	issues     int  // issues created
-	dupIssues  int  // issues beyond one per culprit set
-	rerunNew   int  // issues, comments or bisects a rerun of the last night added
+	steps      int
+	detected   int   // steps with a change point within 2 nights of the landing, the right way
+	delays     []int // nights from each landing to that change point's bisect
+	exact      int   // steps whose culprit a bisect named exactly
+	falseAlarm int   // change points acted on that match no step
+	issues     int   // issues created
+	dupIssues  int   // issues beyond one per marker
+	rerunNew   int   // issues, comments or bisects a rerun of the last night added
 	bisects    int
-	runs       int
 }
 
 // run replays the history night by night through the tracker, with a
 // private SQLite store and fake GitHub.
 func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) (outcome, error) {
-	var out outcome
-	step := 1 - h.sds*sd
-	if h.improve {
-		step = 1 + h.sds*sd
-	}
-	sim := newSimHistory(fmt.Sprintf("h%d", h.seed), nights*perNight+1, func(i int) float64 {
-		if h.culprit > 0 && i >= h.culprit {
-			return base * step
-		}
-		return base
-	})
+	out := outcome{steps: len(h.steps)}
+	sim := newSimHistory(fmt.Sprintf("h%d", h.seed), nights*perNight+1, func(i int) float64 { return h.level(i, sd) })
 	tgt := &simTarget{h: sim, seed: h.seed, runCV: runCV, nightCV: nightCV}
 	dir, err := os.MkdirTemp("", "nightly-harness-")
 	if err != nil {
@@ -99,7 +126,8 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 		Filer:    &track.GitHubFiler{Store: s, Issues: ghissue.Filer{Owner: "o", Repo: "r", Client: client}}}
 	nightOf := map[string]int{}
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	var acted []track.Change
+	seen := make([]bool, len(h.steps))
+	exact := make([]bool, len(h.steps))
 	for n := 1; n <= nights; n++ {
 		tip := sim.commits[n*perNight].Hash
 		nightOf[tip] = n
@@ -109,23 +137,17 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 			return out, fmt.Errorf("history %d night %d: %w", h.seed, n, err)
 		}
 		for _, c := range rep.Branches[0].Changes {
-			acted = append(acted, c)
-			h.score(&out, c, nightOf[c.After], n, sim)
+			h.score(&out, seen, exact, c, nightOf[c.After], n, sim)
+		}
+	}
+	for i := range h.steps {
+		if exact[i] {
+			out.exact++
 		}
 	}
 	out.bisects = tgt.bisects
-	if verbose && h.culprit > 0 && !out.detected {
-		pts, _ := s.SeriesPoints(ctx, track.SeriesKey("main", "tps", tr.Workload))
-		vals := make([]float64, len(pts))
-		for i, p := range pts {
-			vals[i] = p.Value
-		}
-		var found []string
-		for _, cp := range changepoint.Detect(vals, cfg.Detect) {
-			found = append(found, fmt.Sprintf("night %d %+.2f %% p %.2g", cp.Index+1, 100*cp.Change(), cp.PValue))
-		}
-		fmt.Fprintf(os.Stderr, "missed: history %d (%.1f SD, improvement %v, landing night %d): acted on %d, detected at the end: %v\n",
-			h.seed, h.sds, h.improve, h.landing, len(acted), found)
+	if verbose {
+		h.explain(ctx, s, tr, cfg, seen)
 	}
 	creates, comments := gh.Counts()
 	// A rerun of the last night must add nothing.
@@ -137,36 +159,64 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 	out.rerunNew = len(rep.Branches[0].Changes) + (c2 - creates) + (m2 - comments) + tgt.bisects - out.bisects
 	out.issues = creates
 	out.dupIssues = duplicates(gh.Issues())
-	out.runs = tgt.runs
 	return out, nil
 }
 
-// score classifies a change point acted on at night n: a hit when it
-// goes the step's way and lies within 2 nights of the landing or its
-// bisect named the culprit; else a false alarm.
-func (h history) score(out *outcome, c track.Change, at, n int, sim *simHistory) {
-	dir := "regression"
-	if h.improve {
-		dir = "improvement"
+// score classifies a change point acted on at night n: it hits step i
+// when it goes that step's way and lies within 2 nights of its landing,
+// or when its bisect named the step's culprit; else it is a false alarm.
+func (h history) score(out *outcome, seen, exact []bool, c track.Change, at, n int, sim *simHistory) {
+	hit := false
+	for i, s := range h.steps {
+		dir := "regression"
+		if s.improve {
+			dir = "improvement"
+		}
+		off := at - s.landing
+		named := len(c.Culprits) == 1 && c.Culprits[0] == sim.commits[s.culprit].Hash
+		near := c.Direction == dir && off >= -2 && off <= 2
+		if !named && !near {
+			continue
+		}
+		hit = true
+		if near && !seen[i] {
+			seen[i] = true
+			out.detected++
+			out.delays = append(out.delays, n-s.landing)
+		}
+		exact[i] = exact[i] || named
+		if verbose && !named {
+			fmt.Fprintf(os.Stderr, "no exact culprit: history %d (%.1f SD, change at night %d, landing %d): bisect %s..%s: %s, culprits %v\n",
+				h.seed, s.sds, at, s.landing, c.Good[:8], c.Bad[:8], c.Status, c.Culprits)
+		}
 	}
-	off := at - h.landing
-	exact := h.culprit > 0 && len(c.Culprits) == 1 && c.Culprits[0] == sim.commits[h.culprit].Hash
-	near := h.culprit > 0 && c.Direction == dir && off >= -2 && off <= 2
-	if !exact && !near {
+	if !hit {
 		out.falseAlarm++
 		if verbose {
-			fmt.Fprintf(os.Stderr, "false alarm: history %d (%.1f SD, landing night %d): night %d acted on a %s at night %d (%+.2f %%, p %.2g): %s %v\n",
-				h.seed, h.sds, h.landing, n, c.Direction, at, 100*c.Change, c.PValue, c.Status, c.Culprits)
+			fmt.Fprintf(os.Stderr, "false alarm: history %d (%d steps): night %d acted on a %s at night %d (%+.2f %%, p %.2g): %s %v\n",
+				h.seed, len(h.steps), n, c.Direction, at, 100*c.Change, c.PValue, c.Status, c.Culprits)
 		}
-		return
 	}
-	if near && !out.detected {
-		out.detected, out.delay, out.offBy = true, n-h.landing, int(math.Abs(float64(off)))
-	}
-	out.exact = out.exact || exact
-	if verbose && !exact {
-		fmt.Fprintf(os.Stderr, "no exact culprit: history %d (%.1f SD, change at night %d, landing %d): bisect %s..%s: %s, culprits %v\n",
-			h.seed, h.sds, at, h.landing, c.Good[:8], c.Bad[:8], c.Status, c.Culprits)
+}
+
+// explain prints the steps no change point was found near, with what
+// the detector sees in the whole series at the end.
+func (h history) explain(ctx context.Context, s *store.Store, tr *track.Tracker, cfg track.Config, seen []bool) {
+	for i, st := range h.steps {
+		if seen[i] {
+			continue
+		}
+		pts, _ := s.SeriesPoints(ctx, track.SeriesKey("main", "tps", tr.Workload))
+		vals := make([]float64, len(pts))
+		for k, p := range pts {
+			vals[k] = p.Value
+		}
+		var found []string
+		for _, cp := range changepoint.Detect(vals, cfg.Detect) {
+			found = append(found, fmt.Sprintf("night %d %+.2f %% p %.2g", cp.Index+1, 100*cp.Change(), cp.PValue))
+		}
+		fmt.Fprintf(os.Stderr, "missed: history %d (%.1f SD, improvement %v, landing night %d): detected at the end: %v\n",
+			h.seed, st.sds, st.improve, st.landing, found)
 	}
 }
 

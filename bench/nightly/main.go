@@ -35,21 +35,30 @@ var (
 	verbose bool
 )
 
-// A group is a row of the table.
+// A group is a row of the table: count histories with one step per
+// entry of dirs (true: an improvement), each of sds night-to-night SDs.
 type group struct {
-	name    string
-	sds     float64
-	improve bool
-	count   int
+	name  string
+	sds   float64
+	dirs  []bool
+	count int
 }
 
-// plan is the default mix at scale 1: 200 step histories and 100 A/A.
+var (
+	down     = []bool{false}
+	up       = []bool{true}
+	downUpDn = []bool{false, true, false}
+)
+
+// plan is the default mix at scale 1: 200 one-step histories, 25 with
+// three steps (two regressions, an improvement) and 100 A/A.
 var plan = []group{
-	{"regression 1.5 SD", 1.5, false, 25}, {"improvement 1.5 SD", 1.5, true, 25},
-	{"regression 2 SD", 2, false, 25}, {"improvement 2 SD", 2, true, 25},
-	{"regression 3 SD", 3, false, 25}, {"improvement 3 SD", 3, true, 25},
-	{"regression 4 SD", 4, false, 25}, {"improvement 4 SD", 4, true, 25},
-	{"A/A (no step)", 0, false, 100},
+	{"regression 1.5 SD", 1.5, down, 25}, {"improvement 1.5 SD", 1.5, up, 25},
+	{"regression 2 SD", 2, down, 25}, {"improvement 2 SD", 2, up, 25},
+	{"regression 3 SD", 3, down, 25}, {"improvement 3 SD", 3, up, 25},
+	{"regression 4 SD", 4, down, 25}, {"improvement 4 SD", 4, up, 25},
+	{"three steps (2 down, 1 up) of 3 SD", 3, downUpDn, 25},
+	{"A/A (no step)", 0, nil, 100},
 }
 
 func main() {
@@ -113,7 +122,7 @@ func measure(ctx context.Context, scale float64, seed uint64, workers, runs int,
 			defer wg.Done()
 			for j := range jobs {
 				g := rows[j.r].g
-				h := newHistory(seed*1_000_003+uint64(j.r)*10_000+uint64(j.i), g.sds, g.improve)
+				h := newHistory(seed*1_000_003+uint64(j.r)*10_000+uint64(j.i), g.sds, g.dirs)
 				o, err := h.run(ctx, runCV, nightCV, sd, runs)
 				mu.Lock()
 				if err != nil {
@@ -145,53 +154,45 @@ func pct(n, of int) string {
 }
 
 func printTable(w io.Writer, rows []row) {
-	fmt.Fprintln(w, "| histories | n | detected within 2 nights | median delay (nights) | culprit exact | false alarms / 1000 nights | issues | duplicate issues | rerun adds |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	var all, steps, det, exact, fa, issues, dup, rerun int
+	fmt.Fprintln(w, "| histories | n | steps | detected within 2 nights | median nights to bisect | culprit exact | false alarms / 1000 nights | issues | duplicate issues | rerun adds |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	var tot outcome
+	histories := 0
 	for _, r := range rows {
-		var d, e, f, is, du, re int
-		var delays []int
+		var sum outcome
 		for _, o := range r.out {
-			if o.detected {
-				d++
-				delays = append(delays, o.delay)
-			}
-			if o.exact {
-				e++
-			}
-			f += o.falseAlarm
-			is += o.issues
-			du += o.dupIssues
-			re += o.rerunNew
+			sum.steps += o.steps
+			sum.detected += o.detected
+			sum.delays = append(sum.delays, o.delays...)
+			sum.exact += o.exact
+			sum.falseAlarm += o.falseAlarm
+			sum.issues += o.issues
+			sum.dupIssues += o.dupIssues
+			sum.rerunNew += o.rerunNew
 		}
-		n := len(r.out)
-		nightsAll := n * nights
 		delay := "–"
-		if len(delays) > 0 {
-			sort.Ints(delays)
-			delay = fmt.Sprint(delays[len(delays)/2])
+		if len(sum.delays) > 0 {
+			sort.Ints(sum.delays)
+			delay = fmt.Sprint(sum.delays[len(sum.delays)/2])
 		}
-		detected, ex := pct(d, n), pct(e, n)
-		if r.g.sds == 0 {
-			detected, ex = "–", "–"
-		} else {
-			steps += n
-			det += d
-			exact += e
-		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %.2f | %d | %d | %d |\n", r.g.name, n, detected, delay, ex,
-			1000*float64(f)/float64(nightsAll), is, du, re)
-		all += nightsAll
-		fa += f
-		issues += is
-		dup += du
-		rerun += re
+		fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s | %.2f | %d | %d | %d |\n", r.g.name, len(r.out), sum.steps,
+			pct(sum.detected, sum.steps), delay, pct(sum.exact, sum.steps),
+			1000*float64(sum.falseAlarm)/float64(len(r.out)*nights), sum.issues, sum.dupIssues, sum.rerunNew)
+		histories += len(r.out)
+		tot.steps += sum.steps
+		tot.detected += sum.detected
+		tot.exact += sum.exact
+		tot.falseAlarm += sum.falseAlarm
+		tot.issues += sum.issues
+		tot.dupIssues += sum.dupIssues
+		tot.rerunNew += sum.rerunNew
 	}
-	fmt.Fprintf(w, "| **all** | %d | %s | | %s | %.2f | %d | %d | %d |\n", all/nights, pct(det, steps), pct(exact, steps),
-		1000*float64(fa)/float64(all), issues, dup, rerun)
+	fa := 1000 * float64(tot.falseAlarm) / float64(histories*nights)
+	fmt.Fprintf(w, "| **all** | %d | %d | %s | | %s | %.2f | %d | %d | %d |\n", histories, tot.steps, pct(tot.detected, tot.steps),
+		pct(tot.exact, tot.steps), fa, tot.issues, tot.dupIssues, tot.rerunNew)
 	fmt.Fprintf(w, "\nTargets: detected within 2 nights >= 95 %% (%s), false alarms <= 1 per 1000 nights (%.2f), "+
 		"culprit exact >= 95 %% (%s), exactly one issue per culprit (%d duplicates; a rerun added %d).\n",
-		pct(det, steps), 1000*float64(fa)/float64(all), pct(exact, steps), dup, rerun)
+		pct(tot.detected, tot.steps), fa, pct(tot.exact, tot.steps), tot.dupIssues, tot.rerunNew)
 }
 
 // writeDemo writes track.NightlyDemo as JSON.

@@ -35,6 +35,8 @@ type bisectOptions struct {
 	report      string
 	resume      string
 	fresh       bool
+	confirm     string
+	confirmRuns int
 }
 
 func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
@@ -53,6 +55,8 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	fs.StringVar(&o.resume, "resume", "", "continue the stored bisect with this ID")
 	fs.BoolVar(&o.fresh, "fresh", false, "start a new bisect and measure again instead of reusing stored runs")
 	addMetricFlag(fs, &o.spec.Metric)
+	fs.StringVar(&o.confirm, "confirm", "", "with --metric instructions: 'tps' measures each culprit and its parent in throughput too")
+	fs.IntVar(&o.confirmRuns, "confirm-runs", 10, "with --confirm tps: interleaved TPS runs of each")
 	addRealFlags(fs, &o.spec.Real)
 }
 
@@ -101,6 +105,18 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 	if err := validateSpec(o.spec); err != nil {
 		return err
 	}
+	confirmRuns := 0
+	switch {
+	case o.confirm == "":
+	case o.confirm != "tps":
+		return usageErrorf("--confirm %q: want tps", o.confirm)
+	case o.spec.Metric != "instructions":
+		return usageErrorf("--confirm tps applies to --metric instructions")
+	case o.confirmRuns < 2:
+		return usageErrorf("--confirm-runs %d: want at least 2", o.confirmRuns)
+	default:
+		confirmRuns = o.confirmRuns
+	}
 	s, err := a.openStore(ctx)
 	if err != nil {
 		return err
@@ -123,7 +139,8 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 		return err
 	}
 	defer t.Close()
-	out, err := t.Bisect(ctx, pipeline.BisectOptions{Good: o.good, Bad: o.bad, Config: cfg, ResumeID: o.resume, Fresh: o.fresh})
+	out, err := t.Bisect(ctx, pipeline.BisectOptions{Good: o.good, Bad: o.bad, Config: cfg, ResumeID: o.resume, Fresh: o.fresh,
+		ConfirmRuns: confirmRuns})
 	if err != nil {
 		return bisectError(err)
 	}

@@ -68,6 +68,9 @@ func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 			fmt.Fprintf(w, "    %+8.1f  %s (%s)\n", f.Delta, f.Name, f.File)
 		}
 	}
+	for _, c := range o.Confirmations {
+		fmt.Fprintf(w, "  in throughput, %s against %s: %s\n", c.New.Short, c.Old.Short, c.Note)
+	}
 	for _, d := range o.Report.Details {
 		if d.SameBinaryAs != "" {
 			fmt.Fprintf(w, "  %.11s builds the same mariadbd as %.11s: their runs are shared\n", d.Hash, d.SameBinaryAs)

@@ -49,6 +49,9 @@ type BisectOptions struct {
 	// Fresh starts a new bisect and measures again instead of reusing
 	// stored runs.
 	Fresh bool
+	// ConfirmRuns, for an instructions bisect, measures each culprit and
+	// its parent with that many interleaved TPS runs (0: none).
+	ConfirmRuns int
 }
 
 // An Outcome is a finished bisect.
@@ -66,6 +69,9 @@ type Outcome struct {
 	// Profiles say where each culprit's instructions went (instructions
 	// bisects only).
 	Profiles []Profile `json:"profiles,omitempty"`
+	// Confirmations hold an instructions verdict up against throughput
+	// (BisectOptions.ConfirmRuns).
+	Confirmations []Confirmation `json:"confirmations,omitempty"`
 	// Report is the report's input, also stored as the result document.
 	Report report.Input `json:"-"`
 }
@@ -145,6 +151,12 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 		Taken: m.Taken, Reused: m.Reused, ModelNotes: t.Notes()}
 	if out.Profiles, err = t.profiles(ctx, res); err != nil {
 		t.io.Warnf("%v", err) // the verdict stands without it
+	}
+	if out.Confirmations, err = t.confirm(ctx, res, o.ConfirmRuns, o.Config); err != nil {
+		if ctx.Err() != nil {
+			return nil, t.failBisect(ctx, row.ID, owner, err)
+		}
+		t.io.Warnf("%v", err)
 	}
 	if out.Report, err = t.ReportInput(ctx, out); err != nil {
 		return nil, t.failBisect(ctx, row.ID, owner, err)

@@ -46,7 +46,7 @@ const (
 // cache/scenarios; later calls reuse the repository) and wires the model
 // as its sampler.
 func openDryRun(ctx context.Context, s *store.Store, spec Spec, cache string, io *ui.IO) (*Target, error) {
-	sc, err := scenario.Load(spec.Scenario)
+	sc, err := scenario.LoadContext(ctx, spec.Scenario)
 	if err != nil {
 		return nil, err
 	}

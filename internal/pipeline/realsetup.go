@@ -112,6 +112,10 @@ func openReal(ctx context.Context, s *store.Store, spec Spec, cache string, io *
 			return nil, err
 		}
 		t.sampler, t.close = ins, ins.Close
+		if t.tpsWorkload, err = RealWorkload(proto, server, b.RecipeHash()); err != nil {
+			return nil, err
+		}
+		t.builds = builds
 	} else if t.Workload, err = RealWorkload(proto, server, b.RecipeHash()); err != nil {
 		return nil, err
 	}

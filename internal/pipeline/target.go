@@ -80,6 +80,10 @@ type Target struct {
 	benchmark report.Benchmark
 	model     *DryRun // dry runs: model notes for the report
 	close     func() error
+	// instructions targets: the TPS sampler and workload of the same
+	// builds, for confirming a culprit in throughput
+	builds      *BuildSampler
+	tpsWorkload Workload
 }
 
 // Validate rejects a spec that cannot be measured, before anything is
