@@ -1,8 +1,12 @@
 // Command accuracy measures the bisect engine on seeded synthetic
 // histories with known culprits, beside a naive one-run-per-commit
-// baseline, and prints a Markdown table (for BENCHMARKS.md).
+// baseline and its fair twin (the engine's runs spread over the naive
+// bisect's commits), and prints a Markdown table (for BENCHMARKS.md).
+// -plan noise runs issue 12's noise models (outliers, a wild run, AR(1),
+// a host step, build offsets, a gradual change, cancelling steps) at CV
+// 0.3 % and 2 %.
 //
-//	go run ./bench/accuracy [-scale 1] [-seed 1] [-workers 2]
+//	go run ./bench/accuracy [-plan default|noise] [-scale 1] [-seed 1] [-workers 2]
 package main
 
 import (
