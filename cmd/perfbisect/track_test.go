@@ -47,6 +47,9 @@ func runTrackNights(t *testing.T, cache, api string, args ...string) []track.Nig
 // naming the planted commits, three issues; a rerun of every night
 // measures, bisects and files nothing.
 func TestTrackDryRunNightByNight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays 36 nights through the model (about 30 s)")
+	}
 	cache := t.TempDir()
 	scen := demoScenario
 	gh, api, stop := ghfake.Start()
