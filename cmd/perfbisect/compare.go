@@ -20,6 +20,7 @@ type compareOptions struct {
 	minEffect float64
 	fresh     bool
 	json      bool
+	patch     string
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -37,7 +38,8 @@ Runs already stored for the same commit, workload and machine are reused;
 --fresh measures again. With --dry-run the revisions are commits of a
 scenario and the AHI model measures them.`,
 		Example: `  perfbisect compare --repo ~/src/mariadb 11.8.6 12.0.1
-  perfbisect compare --dry-run 11.8.6 12.0.1 --json`,
+  perfbisect compare --dry-run 11.8.6 12.0.1 --json
+  perfbisect compare --repo ~/src/mariadb 12.0.1 12.0.1 --patch 83a48d2bc84`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCompare(cmd.Context(), a, o, args[0], args[1])
@@ -51,6 +53,7 @@ scenario and the AHI model measures them.`,
 	f.Float64Var(&o.minEffect, "min-effect", bisect.DefaultConfig.MinEffect, "smallest relative change that counts (0.003 = 0.3 %)")
 	f.BoolVar(&o.fresh, "fresh", false, "measure again instead of reusing stored runs")
 	f.BoolVar(&o.json, "json", false, "print the comparison as JSON")
+	f.StringVar(&o.patch, "patch", "", "patch trial: build B with this patch file or commit (cherry-picked) applied, in the builder's copy of the tree")
 	addMetricFlag(f, &o.spec.Metric)
 	addRealFlags(f, &o.spec.Real)
 	return cmd
@@ -81,7 +84,14 @@ func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string
 		return err
 	}
 	defer t.Close()
-	c, err := t.Compare(ctx, revA, revB, o.runs, o.fresh, cfg)
+	tb := t
+	if o.patch != "" {
+		if tb, err = pipeline.OpenPatched(ctx, s, o.spec, o.patch, a.io); err != nil {
+			return err
+		}
+		defer tb.Close()
+	}
+	c, err := pipeline.ComparePair(ctx, t, tb, revA, revB, o.runs, o.fresh, cfg)
 	if err != nil {
 		return bisectError(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/build"
 	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
@@ -39,6 +40,8 @@ type Compared struct {
 	Commit   bisect.Commit `json:"commit"`
 	Median   float64       `json:"median"`
 	Samples  []float64     `json:"samples"`
+	// Patch is the patch its builds had (a patch trial); nil for none.
+	Patch *build.Patch `json:"patch,omitempty"`
 }
 
 // Compare takes runs samples of a and b, interleaved (a, b, a, b, ...) so
@@ -46,6 +49,13 @@ type Compared struct {
 // unless fresh, and compares them with cfg's metric, minimum effect and
 // alpha.
 func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
+	return ComparePair(ctx, t, t, a, b, runs, fresh, cfg)
+}
+
+// ComparePair is Compare with a measured on ta and b on tb: a patch
+// trial's tb builds its commits with a patch (see OpenPatched).
+func ComparePair(ctx context.Context, ta, tb *Target, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
+	t := ta
 	cfg.Metric = t.Metric()
 	ca, err := t.History.Resolve(ctx, a)
 	if err != nil {
@@ -55,21 +65,36 @@ func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool,
 	if err != nil {
 		return nil, &bisect.RevisionError{Role: "second", Rev: b, Err: err}
 	}
-	if ca.Hash == cb.Hash {
+	if err := tb.checkPatch(ctx, b, cb); err != nil {
+		return nil, err
+	}
+	if ca.Hash == cb.Hash && tb.patch == nil {
 		return nil, fmt.Errorf("%s and %s are the same commit %s: %w", a, b, ca.Short, bisect.ErrSameCommit)
 	}
-	m := t.Measurer(fresh)
+	m, mb := t.Measurer(fresh), tb.Measurer(fresh)
+	if tb == ta {
+		mb = m
+	}
 	sa, sb := make([]float64, 0, runs), make([]float64, 0, runs)
 	for i := 0; i < runs; i++ {
 		for _, side := range []struct {
+			t   *Target
+			m   *Measurer
 			c   bisect.Commit
 			dst *[]float64
-		}{{ca, &sa}, {cb, &sb}} {
-			x, err := m.Measure(ctx, side.c, i, 1)
+		}{{ta, m, ca, &sa}, {tb, mb, cb, &sb}} {
+			x, err := side.m.Measure(ctx, side.c, i, 1)
 			if err != nil {
 				return nil, fmt.Errorf("measuring %s: %w", side.c.Short, err)
 			}
 			*side.dst = append(*side.dst, x...)
+			if tb != ta && side.t.close != nil {
+				// Two targets (a patch trial) may build the same commit:
+				// one server and one datadir copy at a time.
+				if err := side.t.close(); err != nil {
+					return nil, err
+				}
+			}
 		}
 		t.io.Printf("compare: %d of %d runs each", i+1, runs)
 	}
@@ -77,6 +102,12 @@ func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool,
 	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(sa), Samples: sa}
 	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(sb), Samples: sb}
 	c.Taken, c.Reused = m.Taken, m.Reused
+	if mb != m {
+		c.Taken, c.Reused = c.Taken+mb.Taken, c.Reused+mb.Reused
+	}
+	if tb.patch != nil {
+		c.B.Revision, c.B.Patch = b+" + "+tb.patch.Name, tb.patch
+	}
 	return c, nil
 }
 

@@ -24,6 +24,9 @@ type BuildSampler struct {
 	Bench    *runner.Bench
 	Store    *store.Store
 	Progress io.Writer // build and session progress (stderr); nil for none
+	// Patch, when set, is applied to every commit's tree before it is
+	// built (a patch trial): the builds are the patched trees'.
+	Patch *build.Patch
 
 	built   map[string]builtCommit // commit hash -> its build, this process
 	session *runner.Session
@@ -94,9 +97,13 @@ func (s *BuildSampler) build(ctx context.Context, c bisect.Commit) (store.Build,
 }
 
 func (s *BuildSampler) buildOnce(ctx context.Context, c bisect.Commit) (store.Build, *build.Artifact, error) {
+	var src build.Source
 	src, err := build.NewRepoSource(ctx, s.Repo, c.Hash)
 	if err != nil {
 		return store.Build{}, nil, err
+	}
+	if s.Patch != nil {
+		src = &build.PatchedSource{Source: src, Patch: *s.Patch}
 	}
 	recipe := s.Builder.RecipeHash()
 	prior, err := s.Store.FindBuild(ctx, src.TreeHash(), recipe)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/build"
 	"github.com/perfbisect/perfbisect/internal/repo"
 	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/runner"
@@ -80,6 +81,7 @@ type Target struct {
 	benchmark report.Benchmark
 	model     *DryRun // dry runs: model notes for the report
 	close     func() error
+	patch     *build.Patch // a patch trial's patch (OpenPatched); nil for none
 	// instructions targets: the TPS sampler and workload of the same
 	// builds, for confirming a culprit in throughput
 	builds      *BuildSampler
