@@ -114,7 +114,7 @@ func runTrack(ctx context.Context, a *app, o trackOptions) error {
 	}
 	spec := pipeline.Spec{DryRun: o.dryRun, Scenario: o.scenario, Seed: o.seed}
 	if !o.dryRun {
-		spec = pipeline.Spec{Real: cfg.Workload}
+		spec = pipeline.Spec{Real: cfg.Workload.Spec()}
 		spec.Real.Repo = cfg.Clone
 	}
 	t, err := pipeline.Open(ctx, s, spec, a.io)

@@ -33,7 +33,7 @@ func TestTrackRealNights(t *testing.T) {
 	}
 	cfg, _ := json.Marshal(map[string]any{"clone": clone, "branches": []string{"main"}, "runs": 2,
 		"workload": map[string]any{"recipe": recipe, "tables": 1, "table_size": 10000, "threads": 2,
-			"time": 2e9, "warmup": 5e8}})
+			"time": "2s", "warmup": "500ms"}})
 	cfgPath := filepath.Join(cache, "track.json")
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		t.Fatal(err)

@@ -30,9 +30,9 @@ type Config struct {
 	// Runs is the number of runs a night takes of each new tip. Default 5.
 	Runs int `json:"runs,omitempty"`
 	// Workload is how real commits are built, started and measured
-	// (pipeline.RealSpec; its repo is Clone). Zero fields take the
-	// defaults of `perfbisect bisect`.
-	Workload pipeline.RealSpec `json:"workload,omitzero"`
+	// (pipeline.RealSpec; its repo is Clone; time and warmup written as
+	// "60s"). Unset fields take the defaults of `perfbisect bisect`.
+	Workload Workload `json:"workload,omitzero"`
 	// Detect tunes change-point detection. Default DefaultDetect (window 50,
 	// p-value 0.0001: chosen on bench/nightly, where Otava's 30 and 0.001
 	// raise about 4 false alarms per 1000 nights when every night is
@@ -55,6 +55,25 @@ type Config struct {
 	// Night is the length of a night when a dry run derives nights from
 	// its scenario's commit times. Default 24h.
 	Night Duration `json:"night,omitzero"`
+}
+
+// A Workload is a pipeline.RealSpec whose durations are written "60s".
+type Workload struct {
+	pipeline.RealSpec
+	Time   Duration `json:"time,omitzero"`   // each measured run; default bisect's
+	Warmup Duration `json:"warmup,omitzero"` // unmeasured warm-up before each run
+}
+
+// Spec returns the RealSpec with the durations in place.
+func (w Workload) Spec() pipeline.RealSpec {
+	s := w.RealSpec
+	if w.Time.Duration != 0 {
+		s.Time = w.Time.Duration
+	}
+	if w.Warmup.Duration != 0 {
+		s.Warmup = w.Warmup.Duration
+	}
+	return s
 }
 
 // DefaultDetect is the tracker's change-point detection.
@@ -106,7 +125,7 @@ func ParseConfig(r io.Reader) (Config, error) {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	c := Config{Workload: pipeline.DefaultRealSpec()}
+	c := Config{Workload: Workload{RealSpec: pipeline.DefaultRealSpec()}}
 	if err := dec.Decode(&c); err != nil {
 		return c, err
 	}

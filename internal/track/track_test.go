@@ -19,13 +19,13 @@ import (
 
 func TestParseConfig(t *testing.T) {
 	c, err := ParseConfig(strings.NewReader(`{"clone": "/src/mariadb", "branches": ["11.8", "main"], "runs": 7,
-		"workload": {"threads": 64}, "detect": {"p_value": 0.001}, "night": "12h", "github": "o/r"}`))
+		"workload": {"threads": 64, "time": "30s"}, "detect": {"p_value": 0.001}, "night": "12h", "github": "o/r"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Remote != "origin" || c.Metric != "tps" || c.Runs != 7 || c.Slack != 4 || c.Confirm != 3 ||
 		c.Detect.Window != 50 || c.Detect.PValue != 0.001 || c.Night.Duration != 12*time.Hour ||
-		c.Workload.Threads != 64 || c.Workload.Tables == 0 {
+		c.Workload.Threads != 64 || c.Workload.Tables == 0 || c.Workload.Spec().Time != 30*time.Second {
 		t.Errorf("config with defaults: %+v", c)
 	}
 	if err := c.Validate(true); err != nil {
