@@ -24,7 +24,7 @@ func TestModelCommands(t *testing.T) {
 		{"knob without value", []string{"model", "run", "--knob", "ahi"}, true, []string{"key=value"}},
 		{"bad mode", []string{"model", "run", "--mode", "fast"}, true, []string{"--mode"}},
 		{"drop-table", []string{"model", "drop-table", "--table-size", "10000", "--drop-table-rows", "300000", "--time", "6", "--drop-at", "2"},
-			false, []string{"eager", "lazy", "longest stall", "per-second TPS"}},
+			false, []string{"eager", "lazy", "longest_stall", "drop_dip", "drop_duration", "per-second TPS"}},
 		{"drop outside run", []string{"model", "drop-table", "--time", "5", "--drop-at", "5"}, true, []string{"--drop-at"}},
 	}
 	for _, tc := range tests {

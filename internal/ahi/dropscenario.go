@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/perfbisect/perfbisect/internal/pointselect"
 )
 
 // A DropVariant is one row of the DROP TABLE comparison.
@@ -95,12 +97,16 @@ func WriteDropTable(w io.Writer, outs []DropOutcome) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(ew, 2, 8, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "drop\tAHI\tDROP time\tAHI work\tmedian TPS\tlowest interval TPS\tlongest stall\t\n")
+	// The drop-table-stall metrics under the names the real workload
+	// stores (pointselect.ComputeStall), here on 1 s buckets.
+	fmt.Fprintf(tw, "drop\tAHI\t%s (s)\tAHI work\tmedian TPS\t%s (s)\t%s\tlongest gap between queries\t\n",
+		pointselect.MetricDropDuration, pointselect.MetricLongestStall, pointselect.MetricDropDip)
 	for _, o := range outs {
 		d := o.Result.Drop
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.0f\t%.0f\t%s\t\n", o.Variant.Mode, onOff(o.Variant.AHI),
-			d.Duration.Round(time.Millisecond), d.AHIWork.Round(time.Millisecond), o.MedianTPS,
-			o.Result.LowestTPS, o.Result.LongestStall.Round(time.Microsecond))
+		st := pointselect.ComputeStall(pointselect.EvenBuckets(o.Result.Intervals, time.Second), time.Second, d.At, d.Duration)
+		fmt.Fprintf(tw, "%s\t%s\t%.3f\t%s\t%.0f\t%.1f\t%.0f %%\t%s\t\n", o.Variant.Mode, onOff(o.Variant.AHI),
+			d.Duration.Seconds(), d.AHIWork.Round(time.Millisecond), o.MedianTPS,
+			st.LongestStall.Seconds(), 100*st.DropDip, o.Result.LongestStall.Round(time.Microsecond))
 	}
 	tw.Flush()
 	ew.printf("\nper-second TPS:\n")

@@ -28,7 +28,7 @@ func WriteSimResult(w io.Writer, r SimResult) error {
 	ew.printf("    queries:                         %.2f per sec.\n", r.QPS)
 	ew.printf("    latency avg / %gth / max (ms):   %.3f / %.3f / %.3f\n", r.Percentile, r.LatencyAvgMs, r.LatencyPctMs, r.LatencyMaxMs)
 	ew.printf("    lowest interval TPS:             %.2f\n", r.LowestTPS)
-	ew.printf("    longest stall:                   %s\n", r.LongestStall)
+	ew.printf("    longest gap between queries:     %s\n", r.LongestStall)
 	ew.printf("    events executed / represented:   %d / %d (sampled: %v)\n\n", r.Events, r.Represented, r.Sampled)
 	writeCounters(ew, r.Counters)
 	writeIndexes(ew, r.Indexes)

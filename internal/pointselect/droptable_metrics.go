@@ -30,6 +30,9 @@ const (
 // is a stall bucket.
 const StallThreshold = 0.10
 
+// eps absorbs the rounding of bucket lengths added up (ten 0.1 s are not 1.0).
+const eps = 1e-6
+
 // StallBucket is the series resolution of real drop-table-stall runs.
 const StallBucket = 100 * time.Millisecond
 
@@ -80,7 +83,7 @@ func ComputeStall(series []Bucket, bucket, dropStart, dropDur time.Duration) Sta
 	at := 0.0
 	for _, b := range series {
 		at += b.Seconds
-		if at <= dropStart.Seconds() {
+		if at <= dropStart.Seconds()+eps {
 			before = append(before, b.TPS)
 		}
 	}
@@ -110,7 +113,7 @@ func dip(series []Bucket, steady, from, to float64) float64 {
 	for _, b := range series {
 		start, end := at, at+b.Seconds
 		at = end
-		if end <= from || (start >= to && start > from) {
+		if end <= from+eps || (start >= to-eps && start > from+eps) {
 			continue
 		}
 		events += b.TPS * b.Seconds
