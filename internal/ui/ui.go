@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+
+	"github.com/mattn/go-isatty"
 )
 
 // An IO holds the output streams of one command.
@@ -87,9 +89,7 @@ func (o *IO) IsTerminal() bool {
 	if o.terminal == nil {
 		t := false
 		if f, ok := o.Err.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil {
-				t = fi.Mode()&os.ModeCharDevice != 0
-			}
+			t = isatty.IsTerminal(f.Fd()) // not /dev/null, which is a character device too
 		}
 		o.terminal = &t
 	}
