@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// small.out is handwritten: name compression, a call with its inclusive
+// small.callgrind is handwritten: name compression, a call with its inclusive
 // cost, inlined code (fi=/fe=), relative positions, direct recursion, a
 // callee in another object, and a cost line with a missing event.
 func TestParseSmall(t *testing.T) {
-	p, err := ParseFile("testdata/small.out")
+	p, err := ParseFile("testdata/small.callgrind")
 	if err != nil {
 		t.Fatal(err)
 	}
