@@ -48,6 +48,9 @@ func (w Workload) unit() string {
 	if w.Metric == store.MetricInstructions {
 		return "instructions/query"
 	}
+	if m, ok := dropMetrics[w.Metric]; ok {
+		return m.Unit
+	}
 	return "tps"
 }
 
