@@ -31,9 +31,9 @@ first night after it (▼ regression, ▲ improvement) with its bisect and
 culprit. Without BRANCH, every series.
 
 --svg FILE writes the chart as SVG (the first night after a regression in
-red, after an improvement in green); --mermaid prints it as a Mermaid
-block for Markdown; --json prints series, change points and culprits as
-data.`,
+red, after an improvement in green); --mermaid prints Markdown (the
+table in a text block, the chart as a Mermaid block, which GitHub
+renders); --json prints series, change points and culprits as data.`,
 		Example: `  perfbisect history 11.8
   perfbisect history main --svg main.svg --mermaid
   perfbisect history --json`,
@@ -48,7 +48,7 @@ data.`,
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "print the series, change points and culprits as JSON")
 	f.StringVar(&o.svg, "svg", "", "also write the chart as SVG to this file (several series: FILE with -N before .svg)")
-	f.BoolVar(&o.mermaid, "mermaid", false, "print a Mermaid chart (for Markdown) under each table")
+	f.BoolVar(&o.mermaid, "mermaid", false, "print Markdown: each table in a text block and its chart as a Mermaid block")
 	return cmd
 }
 
@@ -81,10 +81,14 @@ func runHistory(ctx context.Context, a *app, o historyOptions) error {
 		if i > 0 {
 			fmt.Fprintln(a.io.Out)
 		}
-		h.WriteTable(a.io.Out)
-		if o.mermaid {
-			fmt.Fprintf(a.io.Out, "\n```mermaid\n%s```\n", h.Chart.Mermaid())
+		if !o.mermaid {
+			h.WriteTable(a.io.Out)
+			continue
 		}
+		// Markdown: the table in a text block, the chart in a mermaid block.
+		fmt.Fprintln(a.io.Out, "```text")
+		h.WriteTable(a.io.Out)
+		fmt.Fprintf(a.io.Out, "```\n\n```mermaid\n%s```\n", h.Chart.Mermaid())
 	}
 	if o.json {
 		enc := json.NewEncoder(a.io.Out)
