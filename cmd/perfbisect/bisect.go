@@ -122,7 +122,7 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 		return err
 	}
 	defer s.Close()
-	cfg := bisect.DefaultConfig
+	cfg := pipeline.ConfigFor(o.spec)
 	cfg.MinEffect, cfg.MaxRuns, cfg.Improvement, cfg.Force = o.minEffect, o.maxRuns, o.improvement, o.force
 	if o.resume != "" {
 		req, err := pipeline.ResumeRequest(ctx, s, o.resume)

@@ -63,7 +63,7 @@ func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string
 	if o.runs < 2 {
 		return usageErrorf("--runs %d: want at least 2", o.runs)
 	}
-	cfg := bisect.DefaultConfig
+	cfg := pipeline.ConfigFor(o.spec)
 	cfg.MinEffect = o.minEffect
 	if err := cfg.Validate(); err != nil {
 		return usageErrorf("%v", err)

@@ -113,15 +113,22 @@ func (s Spec) Validate() error {
 }
 
 // Metric is the engine's description of the target's samples.
-func (t *Target) Metric() bisect.Metric {
-	if m, ok := dropMetric(t.Spec); ok {
+func (t *Target) Metric() bisect.Metric { return MetricOf(t.Spec) }
+
+// MetricOf is the engine's description of a spec's samples.
+func MetricOf(s Spec) bisect.Metric {
+	if m, ok := dropMetric(s); ok {
 		return m
 	}
-	if t.Spec.Metric == store.MetricInstructions {
+	if s.Metric == store.MetricInstructions {
 		return bisect.MetricInstructions
 	}
 	return bisect.MetricTPS
 }
+
+// ConfigFor is the engine's default configuration for a spec's metric:
+// fewer runs per look for a near-deterministic one (bisect.ForMetric).
+func ConfigFor(s Spec) bisect.Config { return bisect.ForMetric(MetricOf(s)) }
 
 // Open opens the target of spec on store s, with progress on io. It fails before
 // anything is measured or stored when the spec is invalid: an unknown
