@@ -191,7 +191,7 @@ func (t *Tracker) changes(ctx context.Context, key string, pts []store.SeriesPoi
 		c.Direction, c.Change, c.PValue = dir, cp.Change(), cp.PValue
 		row := store.SeriesChange{Series: key, AfterCommit: c.After, BeforeCommit: c.Before, Direction: dir,
 			Change: cp.Change(), PValue: cp.PValue, Status: "new"}
-		if added, err := t.Store.AddChange(ctx, &row); err != nil || !added {
+		if ok, err := t.claim(ctx, known, &row); err != nil || !ok {
 			if err != nil {
 				return out, err
 			}
@@ -217,8 +217,27 @@ func direction(s changepoint.Stats) string {
 	return "improvement"
 }
 
+// statusFailed marks a change point whose bisect failed (an error, an
+// interruption): the next night tries it again.
+const statusFailed = "failed"
+
+// claim stores a new change point, or takes over a failed one after the
+// same commit; false when the store already has it (another run).
+func (t *Tracker) claim(ctx context.Context, known []store.SeriesChange, row *store.SeriesChange) (bool, error) {
+	for _, k := range known {
+		if k.AfterCommit == row.AfterCommit && k.Status == statusFailed {
+			row.DetectedAt = k.DetectedAt
+			return true, nil
+		}
+	}
+	return t.Store.AddChange(ctx, row)
+}
+
 func isKnown(known []store.SeriesChange, pos map[string]int, idx int, dir string, slack int) bool {
 	for _, k := range known {
+		if k.Status == statusFailed {
+			continue // tried again
+		}
 		at, ok := pos[k.AfterCommit]
 		// The known change's bisect covered points at-1-slack .. at+slack.
 		if ok && k.Direction == dir && idx >= at-slack && idx <= at+slack {
@@ -256,7 +275,7 @@ func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
 	cfg.VerifyRuns, cfg.MaxRuns = 40, 60
 	out, err := t.Target.Bisect(ctx, pipeline.BisectOptions{Good: c.Good, Bad: c.Bad, Config: cfg})
 	if err != nil {
-		c.Status, c.Error = "failed", err.Error()
+		c.Status, c.Error = statusFailed, err.Error()
 		row.Status = c.Status
 		t.save(ctx, row)
 		return
