@@ -53,6 +53,10 @@ func validateWorkload(s Spec) error {
 		if _, known := dropMetrics[s.Metric]; !known && s.Metric != "" && s.Metric != store.MetricTPS {
 			return fmt.Errorf("--metric %q: --workload %s measures longest_stall (default) or drop_duration", s.Metric, WorkloadDropStall)
 		}
+		drop := pointselect.DropConfig{Run: s.Real.protocol().Run, DropRows: s.Real.DropRows, DropAt: s.Real.DropAt}
+		if err := drop.Validate(); err != nil {
+			return fmt.Errorf("--workload %s: %w", WorkloadDropStall, err)
+		}
 		return nil
 	}
 	return fmt.Errorf("--workload %q: want %s or %s", s.Real.Workload, WorkloadPointSelect, WorkloadDropStall)

@@ -65,9 +65,9 @@ func (c DropConfig) Validate() error {
 	case c.Run.Time <= 0:
 		return fmt.Errorf("drop-table-stall needs a time limit, not an event limit")
 	case c.DropRows < 1 || c.DropRows > 1<<31-1:
-		return fmt.Errorf("drop rows %d: must be in 1..2147483647", c.DropRows)
+		return fmt.Errorf("drop-rows %d: must be in 1..2147483647", c.DropRows)
 	case c.DropAt < time.Second || c.DropAt >= c.Run.Time:
-		return fmt.Errorf("drop at %s: must be at least 1s and inside the %s run", c.DropAt, c.Run.Time)
+		return fmt.Errorf("drop-at %s: must be at least 1s and inside the %s run", c.DropAt, c.Run.Time)
 	}
 	return nil
 }
