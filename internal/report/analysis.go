@@ -19,6 +19,7 @@ func (t *texts) culprits() []CulpritView {
 			Side: c.Branch, SideName: t.sideName(c.Branch), Regression: c.Regression,
 			Parent: shortOf(c.Parent), ParentURL: commitURL(t.base, c.Parent.Hash),
 			Files: d.Files, Effect: c.Effect, Verified: c.Verified, Share: c.ShareOfRange,
+			ShareLow: c.ShareLow, ShareHigh: c.ShareHigh, Gradual: c.Gradual, Kind: t.mt.kind(c.Regression),
 			Presence: t.presence(c),
 		}
 		if !d.Date.IsZero() {
@@ -29,11 +30,15 @@ func (t *texts) culprits() []CulpritView {
 			v.Deleted += f.Deleted
 		}
 		e := c.Effect
-		v.EffectTPS = e.NewMean - e.OldMean
-		v.EffectLine = fmt.Sprintf("%s TPS (%s; 95 %% CI %s to %s), Mann-Whitney p = %s, %d + %d interleaved runs of parent and commit",
-			signedTPS(v.EffectTPS), pct(e.Delta), pct(e.CILow), pct(e.CIHigh), pValue(e.P), e.OldRuns, e.NewRuns)
+		oldV, newV, word := levels(e)
+		v.EffectValue = newV - oldV
+		v.EffectLine = fmt.Sprintf("%s %s to %s (%s, %s; 95 %% CI %s to %s), Mann-Whitney p = %s, %d + %d interleaved runs of parent and commit",
+			word, tps(oldV), t.mt.value(newV), t.mt.signed(v.EffectValue), pct(e.Delta), pct(e.CILow), pct(e.CIHigh), pValue(e.P), e.OldRuns, e.NewRuns)
 		if !c.Verified {
 			v.EffectLine += " (not verified: the fresh runs did not confirm it)"
+		}
+		if e.BuildLimited {
+			v.EffectLine += " (the runs differ, but by no more than builds of one level differ)"
 		}
 		out = append(out, v)
 	}
@@ -67,11 +72,11 @@ func (t *texts) affected() string {
 // observed is the observed behaviour, one sentence per item.
 func (t *texts) observed() []string {
 	e, f := t.r.Endpoints, t.endpoints()
-	out := []string{fmt.Sprintf("%s achieves %s TPS and %s %s TPS (means of %d and %d runs).",
-		t.good(), tps(f.goodMean), t.bad(), tps(f.badMean), f.goodRuns, f.badRuns)}
+	out := []string{fmt.Sprintf("%s achieves %s and %s %s (%ss of %d and %d runs).",
+		t.good(), t.mt.value(f.good), t.bad(), t.mt.value(f.bad), f.word, f.goodRuns, f.badRuns)}
 	if m, ok := t.mean(t.r.MergeBase); ok {
-		out = append(out, fmt.Sprintf("%s, the merge base of the two, achieves %s TPS: %s.",
-			t.baseName(), tps(m.Mean), likeWords(t.r.MergeBaseLike, t.good(), t.bad())))
+		out = append(out, fmt.Sprintf("%s, the merge base of the two, achieves %s: %s.",
+			t.baseName(), t.mt.value(medianOf(m)), likeWords(t.r.MergeBaseLike, t.good(), t.bad())))
 	}
 	if t.r.Status == bisect.StatusNotReproduced {
 		out = append(out, fmt.Sprintf("The difference, %s, is not a change: p = %s against alpha %g, minimum effect %s.",
@@ -98,12 +103,15 @@ func (t *texts) expected() string {
 	case t.r.Status == bisect.StatusNotReproduced:
 		return fmt.Sprintf("%s and %s should perform alike on this workload; they do.", t.good(), t.bad())
 	case !t.r.Regression:
-		return fmt.Sprintf("%s is faster than %s; if the speed-up is intended there is nothing to fix, and this report records which commit brought it.", t.bad(), t.good())
+		return fmt.Sprintf("%s is %s than %s; if the %s is intended there is nothing to fix, and this report records which commit brought it.",
+			t.bad(), t.mt.comparative(t.r.Endpoints.Delta), t.good(), t.mt.kind(false))
+	case t.mt.isInstructions():
+		return fmt.Sprintf("%s should not execute more instructions per query than %s on this workload unless the extra work is intended.", t.bad(), t.good())
 	case t.r.MergeBase != nil && t.in.Branches.Good != "" && t.in.Branches.Bad != "":
 		return fmt.Sprintf("%s should not regress relative to %s on this workload unless architectural changes justify the difference.",
 			t.in.Branches.Bad, t.in.Branches.Good)
 	}
-	return fmt.Sprintf("%s should not be slower than %s on this workload unless the change is intended.", t.bad(), t.good())
+	return fmt.Sprintf("%s should not be %s than %s on this workload unless the change is intended.", t.bad(), t.mt.comparative(t.r.Endpoints.Delta), t.good())
 }
 
 // branchContext explains a non-ancestor bisect.
@@ -214,7 +222,7 @@ func (t *texts) netPoints() []NetPoint {
 	var pts []NetPoint
 	add := func(label string, c *bisect.Commit) {
 		if m, ok := t.mean(c); ok {
-			pts = append(pts, NetPoint{Label: label, Hash: c.Hash, Mean: m.Mean, Runs: len(m.Samples)})
+			pts = append(pts, NetPoint{Label: label, Hash: c.Hash, Mean: medianOf(m), Runs: len(validSamples(m))})
 		}
 	}
 	add(t.good(), &t.r.Good)
@@ -226,21 +234,32 @@ func (t *texts) netPoints() []NetPoint {
 // method states how the figures were obtained.
 func (t *texts) method() []string {
 	c, n, p := t.r.Config, t.r.Noise, t.r.Power
-	out := []string{
-		fmt.Sprintf("Noise: run-to-run standard deviation %s TPS (coefficient of variation %s), from %d runs.",
-			tps(n.SD), absPct(n.CV), n.Runs),
+	noise := fmt.Sprintf("Noise: robust run-to-run standard deviation %s (coefficient of variation %s), from %s of successive runs.",
+		t.mt.value(n.SD), absPct(n.CV), plural(n.Runs, "difference"))
+	if n.Floored {
+		noise += fmt.Sprintf(" The measured spread was below the metric's floor of %s and was raised to it.", absPct(c.Metric.NoiseFloor))
 	}
+	out := []string{noise}
 	if p.RunsNeeded > 0 {
-		out = append(out, fmt.Sprintf("Power: the endpoint step is %.1f standard deviations; a midpoint needs about %d runs (cap %d); the smallest step %d runs can classify is %s.",
-			p.StepSDs, p.RunsNeeded, c.MaxRuns, c.MaxRuns, absPct(p.MinDetectable)))
+		enough := "within"
+		if !p.Enough {
+			enough = "beyond"
+		}
+		out = append(out, fmt.Sprintf("Power: the endpoint step is %.1f standard deviations; the sequential test expects about %s of a midpoint (each paired with a reference run) to classify it, %s two thirds of the cap of %d; the smallest step the cap classifies reliably is %s.",
+			p.StepSDs, plural(p.RunsNeeded, "run"), enough, c.MaxRuns, absPct(p.MinDetectable)))
 	}
 	out = append(out,
-		fmt.Sprintf("Decisions: two commits differ when Mann-Whitney U gives p below %g (split over sequential looks) and their means differ by at least %s; midpoints are classified by a sequential probability ratio test at error %g each way; each culprit is verified with %d fresh interleaved runs of it and its parent.",
+		fmt.Sprintf("Decisions: two commits differ when Mann-Whitney U gives p below %g (split over sequential looks) and their medians differ by at least %s; midpoints are classified by a sequential probability ratio test at error %g each way, each run of a midpoint interleaved with a run of one end of its range; each culprit is verified with up to %d fresh interleaved runs of it and its parent.",
 			c.Alpha, absPct(c.MinEffect), c.ClassifyError, c.VerifyRuns),
-		"Intervals on changes are 95 % bootstrap intervals of the ratio of means; the interval in the table is a distribution-free 95 % interval of the median (none below 6 runs).",
-		fmt.Sprintf("Cost: %d runs on %d builds.", t.r.TotalRuns, t.r.Builds),
+		"Changes are ratios of medians with 95 % bootstrap intervals; the interval in the table is a distribution-free 95 % interval of the median (none below 6 runs).",
 	)
-	return out
+	out = append(out, t.robustness()...)
+	cost := fmt.Sprintf("Cost: %s on %s.", plural(t.r.TotalRuns, "run"), plural(t.r.Builds, "build"))
+	if t.r.ReusedRuns > 0 {
+		cost = fmt.Sprintf("Cost: %s on %s; %d of the runs were reused from earlier measurements (shown, never tested).",
+			plural(t.r.TotalRuns, "run"), plural(t.r.Builds, "build"), t.r.ReusedRuns)
+	}
+	return append(out, cost)
 }
 
 func dedupe(s []string) []string {

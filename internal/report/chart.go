@@ -14,7 +14,12 @@ type Chart struct {
 	// YMin and YMax are the axis range: the data plus a margin, rounded.
 	YMin float64 `json:"y_min"`
 	YMax float64 `json:"y_max"`
+	// Unit labels the y axis ("TPS", "instructions/query"); "" is TPS.
+	Unit string `json:"unit,omitempty"`
 }
+
+// unit is the y axis's unit.
+func (ch Chart) unit() string { return orDefault(ch.Unit, "TPS") }
 
 // A ChartPoint is one commit on the chart.
 type ChartPoint struct {
@@ -32,9 +37,10 @@ func chartOf(in Input, obs []Observation) Chart {
 	if len(in.History) == 0 {
 		order = "order measured"
 	}
-	ch := Chart{Title: "Median TPS per measured commit (" + order + ")"}
+	unit := metricOf(in.Result.Config).unit()
+	ch := Chart{Title: "Median " + unit + " per measured commit (" + order + ")", Unit: unit}
 	if in.Benchmark.Workload != "" {
-		ch.Title = in.Benchmark.Workload + ": median TPS per measured commit (" + order + ")"
+		ch.Title = in.Benchmark.Workload + ": median " + unit + " per measured commit (" + order + ")"
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for i, o := range obs {
@@ -85,7 +91,7 @@ func (ch Chart) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"#0969da\"}}}}%%\n")
 	b.WriteString("xychart-beta\n")
-	title := "Median TPS per measured commit"
+	title := "Median " + ch.unit() + " per measured commit"
 	numbered := len(ch.Points) > mermaidMaxHashLabels
 	if numbered {
 		title += " (x: # in the table)"
@@ -101,7 +107,7 @@ func (ch Chart) Mermaid() string {
 		values[i] = strconv.FormatFloat(p.Median, 'f', 1, 64)
 	}
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
-	fmt.Fprintf(&b, "    y-axis \"median TPS\" %s --> %s\n", num(ch.YMin), num(ch.YMax))
+	fmt.Fprintf(&b, "    y-axis \"median %s\" %s --> %s\n", ch.unit(), num(ch.YMin), num(ch.YMax))
 	fmt.Fprintf(&b, "    line [%s]\n", strings.Join(values, ", "))
 	return b.String()
 }

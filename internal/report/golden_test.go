@@ -23,6 +23,7 @@ var goldenCases = []string{
 	"inconclusive", // skipped commits leave candidates; one candidate rejected
 	"mdev-dry-run", // the real dry run of --good 11.8.6 --bad 12.0.1, filled by reportgit.Fill
 	"same-binary",  // regression, with a test-only commit sharing the culprit's binary and runs
+	"instructions", // an instructions bisect: more instructions per query is the regression
 }
 
 func loadCase(t *testing.T, name string) Input {

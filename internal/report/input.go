@@ -175,10 +175,12 @@ type Branches struct {
 
 // A NetPoint is one labelled version on the net-effect line.
 type NetPoint struct {
-	Label string  `json:"label"` // e.g. "12.0.0"
-	Hash  string  `json:"hash,omitempty"`
-	Mean  float64 `json:"mean"` // mean TPS
-	Runs  int     `json:"runs"`
+	Label string `json:"label"` // e.g. "12.0.0"
+	Hash  string `json:"hash,omitempty"`
+	// Mean is the version's level in the metric's unit: the median of its
+	// valid runs (documents before medians: the mean). The JSON name stays.
+	Mean float64 `json:"mean"`
+	Runs int     `json:"runs"`
 }
 
 // Load decodes an Input document (as stored by the pipeline) and checks it.

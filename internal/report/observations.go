@@ -32,7 +32,11 @@ type Observation struct {
 	Hi     float64 `json:"ci_high,omitempty"`
 	HasCI  bool    `json:"has_ci"`
 	Mean   float64 `json:"mean"`
-	Runs   int     `json:"runs"`
+	// Runs counts the samples the tests used (fresh, not outliers);
+	// Reused and Outliers those shown but never tested.
+	Runs     int `json:"runs"`
+	Reused   int `json:"reused,omitempty"`
+	Outliers int `json:"outliers,omitempty"`
 	// Note says what the commit is to the bisect: an endpoint, the merge
 	// base, a culprit, why it was skipped.
 	Note string `json:"note,omitempty"`
@@ -86,10 +90,11 @@ func observations(in Input, base string) []Observation {
 	for i, m := range ms {
 		o := Observation{
 			Hash: m.Commit.Hash, Short: shortOf(m.Commit), Subject: m.Commit.Subject,
-			URL: commitURL(base, m.Commit.Hash), Side: sides[i], Mean: m.Mean, Runs: len(m.Samples),
+			URL: commitURL(base, m.Commit.Hash), Side: sides[i], Mean: m.Mean, Runs: len(validSamples(m)),
+			Reused: len(m.Reused), Outliers: len(m.Outliers),
 		}
-		o.Median, o.Lo, o.Hi, o.HasCI = medianCI(m.Samples)
-		o.Note = noteFor(in, m)
+		o.Median, o.Lo, o.Hi, o.HasCI = medianCI(validSamples(m))
+		o.Note = joinNotes(noteFor(in, m), extraRunsNote(m))
 		if d := details[m.Commit.Hash]; d.SameBinaryAs != "" {
 			o.SameBinaryAs = short(d.SameBinaryAs)
 			o.Note = joinNotes(o.Note, sameBinaryNote(d))
@@ -164,6 +169,18 @@ func noteFor(in Input, m bisect.Measured) string {
 		}
 	}
 	return strings.Join(notes, ", ")
+}
+
+// extraRunsNote mentions a commit's samples that no test used.
+func extraRunsNote(m bisect.Measured) string {
+	var parts []string
+	if n := len(m.Reused); n > 0 {
+		parts = append(parts, plural(n, "reused run")+" not tested")
+	}
+	if n := len(m.Outliers); n > 0 {
+		parts = append(parts, plural(n, "outlier")+" excluded")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // joinNotes joins two notes with a semicolon, either may be empty.

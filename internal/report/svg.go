@@ -62,7 +62,7 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 		p(`<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#d0d7de"/>`+"\n", svgLeft, svgWidth-svgRight, f1(y(v)), f1(y(v)))
 		p(`<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", svgLeft-6, f1(y(v)+4), tpsInt(v))
 	}
-	p(`<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">median TPS</text>`+"\n", f1(svgTop+plotH/2))
+	p(`<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">median %s</text>`+"\n", f1(svgTop+plotH/2), html.EscapeString(ch.unit()))
 	if len(ch.Points) > 1 {
 		p(`<polyline fill="none" stroke="#57606a" stroke-width="1.5" points="`)
 		for i, pt := range ch.Points {
@@ -78,8 +78,8 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 		if pt.Hi > 0 {
 			p(`<line x1="%s" x2="%s" y1="%s" y2="%s" stroke="%s"/>`+"\n", f1(x(i)), f1(x(i)), f1(y(pt.Lo)), f1(y(pt.Hi)), colour)
 		}
-		p(`<circle cx="%s" cy="%s" r="%d" fill="%s"><title>%s %s: %s TPS</title></circle>`+"\n",
-			f1(x(i)), f1(y(pt.Median)), svgPointR, colour, html.EscapeString(pt.Label), pt.Verdict, tps(pt.Median))
+		p(`<circle cx="%s" cy="%s" r="%d" fill="%s"><title>%s %s: %s %s</title></circle>`+"\n",
+			f1(x(i)), f1(y(pt.Median)), svgPointR, colour, html.EscapeString(pt.Label), pt.Verdict, tps(pt.Median), html.EscapeString(ch.unit()))
 		p(`<text transform="translate(%s %d) rotate(-45)" text-anchor="end" font-family="monospace">%s</text>`+"\n",
 			f1(x(i)+4), svgHeight-svgBottom+14, html.EscapeString(pt.Label))
 	}

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 )
@@ -14,11 +16,12 @@ type texts struct {
 	base    string // repository web URL, "" if unknown
 	details map[string]CommitDetails
 	means   map[string]bisect.Measured
+	mt      metricText
 }
 
 func newTexts(in Input, base string) *texts {
 	t := &texts{in: in, r: in.Result, base: base,
-		details: map[string]CommitDetails{}, means: map[string]bisect.Measured{}}
+		details: map[string]CommitDetails{}, means: map[string]bisect.Measured{}, mt: metricOf(in.Result.Config)}
 	for _, d := range in.Details {
 		t.details[d.Hash] = d
 	}
@@ -30,7 +33,7 @@ func newTexts(in Input, base string) *texts {
 
 func (t *texts) workload() string {
 	if t.in.Benchmark.Workload == "" {
-		return "Throughput"
+		return upperFirst(t.mt.noun())
 	}
 	return t.in.Benchmark.Workload
 }
@@ -91,25 +94,36 @@ func (t *texts) mean(c *bisect.Commit) (bisect.Measured, bool) {
 	return m, ok
 }
 
-// title says what got slower or faster, by how much, between which versions.
+// titleMax is the length a title should stay under (issue trackers
+// truncate longer ones); the culprit's subject is left out to fit.
+const titleMax = 100
+
+// title says what changed, by how much, between which versions, and
+// names the culprit: under titleMax characters where it can be.
 func (t *texts) title() string {
 	w := t.workload()
 	if t.r.Status == bisect.StatusNotReproduced {
-		return fmt.Sprintf("%s: no throughput change reproduced between %s and %s", w, t.good(), t.bad())
+		return fmt.Sprintf("%s: no %s change reproduced between %s and %s", w, t.mt.noun(), t.good(), t.bad())
 	}
-	dir := "faster"
-	if t.r.Regression {
-		dir = "slower"
+	d := t.endpoints().delta
+	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(d), t.mt.comparative(d), t.good())
+	if t.mt.isInstructions() {
+		s = fmt.Sprintf("%s: %s runs %s %s than %s", w, t.bad(), absPct(d), t.mt.comparative(d), t.good())
 	}
-	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(t.endpoints().delta), dir, t.good())
 	cs := t.r.Culprits
 	switch {
+	case len(t.r.Gradual) > 0 && len(cs) == 0:
+		return s + " (gradual: no single culprit)"
 	case len(cs) == 0 && t.r.Status == bisect.StatusUnderpowered:
 		return s + " (below what the bisect could resolve)"
 	case len(cs) == 0:
 		return s + " (culprit not pinned down)"
 	case len(cs) == 1:
-		return s + "; " + t.culpritPhrase(cs[0], true)
+		long := s + "; " + t.culpritPhrase(cs[0], true)
+		if utf8.RuneCountInString(long) <= titleMax {
+			return long
+		}
+		return s + "; " + t.culpritPhrase(cs[0], false)
 	}
 	phrases := make([]string, len(cs))
 	for i, c := range cs {
@@ -125,13 +139,14 @@ func (t *texts) culpritPhrase(c bisect.Culprit, subject bool) string {
 	if c.Regression {
 		kind = "regression"
 	}
+	if c.Gradual {
+		kind = "gradual step"
+	}
 	s := kind + " " + shortOf(c.Commit)
 	if subject && c.Commit.Subject != "" {
 		s += " (" + c.Commit.Subject + ")"
 	}
 	switch {
-	case c.Branch == SideGood && t.missingOnBad(c) && subject:
-		s += " on " + t.sideName(SideGood) + " is missing from " + t.sideName(SideBad)
 	case c.Branch == SideGood && t.missingOnBad(c):
 		s += " on " + t.sideName(SideGood) + " missing from " + t.sideName(SideBad)
 	case t.r.MergeBase != nil:
@@ -149,33 +164,36 @@ func (t *texts) missingOnBad(c bisect.Culprit) bool {
 	return p != nil && !p.Present
 }
 
-// endpointFigures are the endpoints as measured: the means and counts of
-// all their runs (the endpoint test decided on the first of them; the
-// search and the verification may have measured them again).
+// endpointFigures are the endpoints as measured: the medians and counts
+// of all their valid runs (the endpoint test decided on the first of
+// them; the search and the verification may have measured them again).
 type endpointFigures struct {
-	goodMean, badMean float64
+	good, bad         float64 // medians (means in documents without medians)
+	word              string  // "median" or "mean"
 	goodRuns, badRuns int
-	delta             float64 // badMean/goodMean - 1
+	delta             float64 // bad/good - 1
 	// again is true when the endpoints have more runs than the test.
 	again bool
 }
 
-// endpoints returns the endpoints' figures from all their runs in
+// endpoints returns the endpoints' figures from all their valid runs in
 // Result.Commits, or the endpoint test's when a commit is missing there.
 func (t *texts) endpoints() endpointFigures {
 	e := t.r.Endpoints
-	f := endpointFigures{goodMean: e.OldMean, badMean: e.NewMean, goodRuns: e.OldRuns, badRuns: e.NewRuns, delta: e.Delta}
+	f := endpointFigures{goodRuns: e.OldRuns, badRuns: e.NewRuns, delta: e.Delta}
+	f.good, f.bad, f.word = levels(e)
 	g, okG := t.means[t.r.Good.Hash]
 	b, okB := t.means[t.r.Bad.Hash]
-	if !okG || !okB || len(g.Samples) == 0 || len(b.Samples) == 0 {
+	gs, bs := validSamples(g), validSamples(b)
+	if !okG || !okB || len(gs) == 0 || len(bs) == 0 {
 		return f
 	}
-	if len(g.Samples) == e.OldRuns && len(b.Samples) == e.NewRuns {
+	if len(gs) == e.OldRuns && len(bs) == e.NewRuns {
 		return f // the test's own runs: its figures exactly
 	}
-	f.goodMean, f.badMean, f.goodRuns, f.badRuns = g.Mean, b.Mean, len(g.Samples), len(b.Samples)
-	if f.goodMean > 0 {
-		f.delta = f.badMean/f.goodMean - 1
+	f.good, f.bad, f.goodRuns, f.badRuns, f.word = medianOf(g), medianOf(b), len(gs), len(bs), "median"
+	if f.good > 0 {
+		f.delta = f.bad/f.good - 1
 	}
 	f.again = true
 	return f
@@ -185,12 +203,8 @@ func (t *texts) endpoints() endpointFigures {
 // runs each endpoint really has.
 func (t *texts) endpointLine() string {
 	e, f := t.r.Endpoints, t.endpoints()
-	verb := "rose"
-	if f.badMean < f.goodMean {
-		verb = "fell"
-	}
-	head := fmt.Sprintf("Mean throughput %s from %s TPS on %s to %s TPS on %s: %s",
-		verb, tps(f.goodMean), t.good(), tps(f.badMean), t.bad(), pct(f.delta))
+	head := fmt.Sprintf("%s %s %s from %s on %s to %s on %s: %s",
+		upperFirst(f.word), t.mt.noun(), moved(f.good, f.bad), t.mt.value(f.good), t.good(), t.mt.value(f.bad), t.bad(), pct(f.delta))
 	if !f.again {
 		return head + fmt.Sprintf(" (95 %% CI %s to %s; Mann-Whitney p = %s; %d + %d runs).",
 			pct(e.CILow), pct(e.CIHigh), pValue(e.P), e.OldRuns, e.NewRuns)
@@ -217,6 +231,10 @@ func (t *texts) summary(cv []CulpritView) []string {
 }
 
 func (t *texts) culpritSentence(cv []CulpritView) string {
+	if len(cv) == 0 && len(t.r.Gradual) > 0 {
+		return fmt.Sprintf("The change is gradual: it is spread over %s with no single culprit (see Technical analysis).",
+			plural(len(t.r.Gradual[0].Commits), "commit"))
+	}
 	if len(cv) == 0 {
 		return fmt.Sprintf("No single commit could be pinned down: %s left candidate ranges (see Technical analysis).",
 			plural(len(t.r.Skipped), "skipped commit"))
@@ -224,9 +242,12 @@ func (t *texts) culpritSentence(cv []CulpritView) string {
 	parts := make([]string, len(cv))
 	for i, c := range cv {
 		p := fmt.Sprintf("%s (%s, %s, on %s", t.named(bisect.Commit{Hash: c.Hash, Short: c.Short, Subject: c.Subject}),
-			pct(c.Effect.Delta), changeWord(c.Regression), c.SideName)
+			pct(c.Effect.Delta), t.mt.changeWord(c.Regression), c.SideName)
 		if c.Presence != "" {
 			p += "; " + c.Presence
+		}
+		if c.Gradual {
+			p += "; one step of a gradual change, not the whole of it"
 		}
 		parts[i] = p + ")"
 	}
@@ -235,13 +256,6 @@ func (t *texts) culpritSentence(cv []CulpritView) string {
 		word = "culprits"
 	}
 	return fmt.Sprintf("Bisecting found %d %s: %s.", len(cv), word, strings.Join(parts, "; "))
-}
-
-func changeWord(regression bool) string {
-	if regression {
-		return "a slowdown"
-	}
-	return "a speed-up"
 }
 
 // presence says whether a culprit's change is on the other side, as a
@@ -270,6 +284,15 @@ func (t *texts) presence(c bisect.Culprit) string {
 		return "present on " + t.sideName(other)
 	}
 	return "not present on " + t.sideName(other)
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
 }
 
 func orDefault(s, def string) string {

@@ -25,16 +25,29 @@ type Report struct {
 	Summary    []string      `json:"summary"` // two lines
 	Status     bisect.Status `json:"status"`
 	Regression bool          `json:"regression"`
+	// Metric is what the runs measured (name, unit, direction); Unit is
+	// its unit as printed ("TPS", "instructions/query").
+	Metric bisect.Metric `json:"metric"`
+	Unit   string        `json:"unit"`
+	Noun   string        `json:"metric_noun"` // "throughput", "instructions per query"
 	// Model is set for a model-based (dry-run) report.
-	Model        *ModelSection `json:"model,omitempty"`
-	Affected     string        `json:"affected_versions"`
-	Config       []Field       `json:"benchmark_configuration"`
-	Observed     []string      `json:"observed"`
-	Expected     string        `json:"expected"`
-	Culprits     []CulpritView `json:"culprits,omitempty"`
-	Branch       []string      `json:"branch_context,omitempty"`
-	Unresolved   []string      `json:"unresolved,omitempty"`
-	Rejected     []string      `json:"rejected,omitempty"`
+	Model      *ModelSection `json:"model,omitempty"`
+	Affected   string        `json:"affected_versions"`
+	Config     []Field       `json:"benchmark_configuration"`
+	Observed   []string      `json:"observed"`
+	Expected   string        `json:"expected"`
+	Culprits   []CulpritView `json:"culprits,omitempty"`
+	Branch     []string      `json:"branch_context,omitempty"`
+	Unresolved []string      `json:"unresolved,omitempty"`
+	Rejected   []string      `json:"rejected,omitempty"`
+	// Gradual are ranges over which the change is spread, one sentence
+	// each; Identical commits not measured (identical binaries); Outliers
+	// samples excluded and re-measured; BuildLimit says when the answer
+	// is limited by build-to-build variance.
+	Gradual      []string      `json:"gradual,omitempty"`
+	Identical    []string      `json:"identical,omitempty"`
+	Outliers     []string      `json:"outliers,omitempty"`
+	BuildLimit   string        `json:"build_limit,omitempty"`
 	Observations []Observation `json:"observations"`
 	// InHistoryOrder is false when the Input gave no History: the
 	// observations are then in the order measured.
@@ -63,27 +76,32 @@ type Field struct {
 
 // A CulpritView is one culprit as the technical analysis shows it.
 type CulpritView struct {
-	Hash       string        `json:"hash"`
-	Short      string        `json:"short"`
-	Subject    string        `json:"subject"`
-	URL        string        `json:"url,omitempty"`
-	Author     string        `json:"author,omitempty"`
-	Email      string        `json:"email,omitempty"`
-	Date       string        `json:"date,omitempty"` // author date, UTC
-	Side       string        `json:"side"`
-	SideName   string        `json:"side_name"`
-	Regression bool          `json:"regression"`
-	Parent     string        `json:"parent"`
-	ParentURL  string        `json:"parent_url,omitempty"`
-	Files      []FileChange  `json:"files,omitempty"`
-	Added      int           `json:"added"`
-	Deleted    int           `json:"deleted"`
-	Effect     bisect.Change `json:"effect"`
-	EffectTPS  float64       `json:"effect_tps"`
-	EffectLine string        `json:"effect_line"`
-	Verified   bool          `json:"verified"`
-	Share      float64       `json:"share_of_range"`
-	Presence   string        `json:"presence,omitempty"` // on the other branch, as a sentence
+	Hash        string        `json:"hash"`
+	Short       string        `json:"short"`
+	Subject     string        `json:"subject"`
+	URL         string        `json:"url,omitempty"`
+	Author      string        `json:"author,omitempty"`
+	Email       string        `json:"email,omitempty"`
+	Date        string        `json:"date,omitempty"` // author date, UTC
+	Kind        string        `json:"kind"`           // "slowdown", "speed-up", "regression", "improvement"
+	Side        string        `json:"side"`
+	SideName    string        `json:"side_name"`
+	Regression  bool          `json:"regression"`
+	Parent      string        `json:"parent"`
+	ParentURL   string        `json:"parent_url,omitempty"`
+	Files       []FileChange  `json:"files,omitempty"`
+	Added       int           `json:"added"`
+	Deleted     int           `json:"deleted"`
+	Effect      bisect.Change `json:"effect"`
+	EffectValue float64       `json:"effect_value"` // new minus old level, in the metric's unit
+	EffectLine  string        `json:"effect_line"`
+	Verified    bool          `json:"verified"`
+	Share       float64       `json:"share_of_range"`
+	ShareLow    float64       `json:"share_low,omitempty"`
+	ShareHigh   float64       `json:"share_high,omitempty"`
+	// Gradual: one step of a change spread over several commits.
+	Gradual  bool   `json:"gradual,omitempty"`
+	Presence string `json:"presence,omitempty"` // on the other branch, as a sentence
 }
 
 // Build turns an Input into a Report. It is deterministic: the same Input
@@ -97,6 +115,9 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep := &Report{
 		Status:     in.Result.Status,
 		Regression: in.Result.Regression,
+		Metric:     t.mt.m,
+		Unit:       t.mt.unit(),
+		Noun:       t.mt.noun(),
 		WebURL:     base,
 		SVGPath:    opts.SVGPath,
 		Warnings:   in.Result.Warnings,
@@ -118,6 +139,8 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep.Branch = t.branchContext()
 	rep.Unresolved = t.unresolved()
 	rep.Rejected = t.rejected()
+	rep.Gradual, rep.Identical, rep.Outliers = t.gradual(), t.identical(), t.outliers()
+	rep.BuildLimit = t.buildLimit()
 	rep.Observations = observations(in, base)
 	rep.InHistoryOrder = len(in.History) > 0
 	rep.Chart = chartOf(in, rep.Observations)

@@ -196,7 +196,11 @@ func netPoints(in *report.Input, tags map[string][]string) []report.NetPoint {
 		default:
 			continue
 		}
-		out = append(out, report.NetPoint{Label: label, Hash: m.Commit.Hash, Mean: m.Mean, Runs: len(m.Samples)})
+		level := m.Median
+		if level == 0 {
+			level = m.Mean // a result from before medians were recorded
+		}
+		out = append(out, report.NetPoint{Label: label, Hash: m.Commit.Hash, Mean: level, Runs: len(m.Samples)})
 	}
 	return out
 }
