@@ -114,16 +114,10 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 	defer s.Close()
 	gh, api, stop := ghfake.Start()
 	defer stop()
-	client, err := ghissue.NewGitHubClient("t", api)
+	tr, cfg, err := h.tracker(s, tgt, api, runs)
 	if err != nil {
 		return out, err
 	}
-	cfg := track.Config{Branches: []string{"main"}, Runs: runs, Confirm: confirm, Slack: slack}
-	cfg.Detect.PValue, cfg.Detect.Window = pValue, window
-	cfg = cfg.WithDefaults()
-	tr := &track.Tracker{Config: cfg, Store: s, Target: tgt, IO: ui.Discard(),
-		Workload: pipeline.Workload{Name: "sim", ConfigHash: fmt.Sprintf("sim%d", h.seed)},
-		Filer:    &track.GitHubFiler{Store: s, Issues: ghissue.Filer{Owner: "o", Repo: "r", Client: client}}}
 	nightOf := map[string]int{}
 	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	seen := make([]bool, len(h.steps))
@@ -160,6 +154,21 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 	out.issues = creates
 	out.dupIssues = duplicates(gh.Issues())
 	return out, nil
+}
+
+// tracker is the tracker under test: the harness's config over a private
+// store, filing through the ledger into the fake GitHub at api.
+func (h history) tracker(s *store.Store, tgt track.Target, api string, runs int) (*track.Tracker, track.Config, error) {
+	client, err := ghissue.NewGitHubClient("t", api)
+	if err != nil {
+		return nil, track.Config{}, err
+	}
+	cfg := track.Config{Branches: []string{"main"}, Runs: runs, Confirm: confirm, Slack: slack}
+	cfg.Detect.PValue, cfg.Detect.Window = pValue, window
+	cfg = cfg.WithDefaults()
+	return &track.Tracker{Config: cfg, Store: s, Target: tgt, IO: ui.Discard(),
+		Workload: pipeline.Workload{Name: "sim", ConfigHash: fmt.Sprintf("sim%d", h.seed)},
+		Filer:    &track.GitHubFiler{Store: s, Issues: ghissue.Filer{Owner: "o", Repo: "r", Client: client}}}, cfg, nil
 }
 
 // score classifies a change point acted on at night n: it hits step i
