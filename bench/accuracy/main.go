@@ -53,16 +53,14 @@ var defaultPlan = []group{
 func noisePlan() []group {
 	var p []group
 	for _, cv := range []float64{0.003, 0.02} {
-		for _, g := range []group{
+		p = append(p, []group{
 			{kindSingle, 1, 200, cv}, {kindSingle, 1.5, 200, cv}, {kindSingle, 2, 200, cv},
 			{kindAA, 0, 200, cv},
 			{kindOutliers, 2, 200, cv}, {kindOneWild, 2, 200, cv},
 			{kindAR5, 2, 200, cv}, {kindAR8, 2, 200, cv}, {kindHostStep, 2, 200, cv},
 			{kindOffsets, 2, 200, cv}, {kindOffsetAA, 0, 200, cv},
 			{kindGradual, 3, 200, cv}, {kindCancel, 2, 200, cv},
-		} {
-			p = append(p, g)
-		}
+		}...)
 	}
 	return p
 }
