@@ -24,6 +24,8 @@ var goldenCases = []string{
 	"mdev-dry-run", // the real dry run of --good 11.8.6 --bad 12.0.1, filled by reportgit.Fill
 	"same-binary",  // regression, with a test-only commit sharing the culprit's binary and runs
 	"instructions", // an instructions bisect: more instructions per query is the regression
+	"gradual",      // two verified steps grouped as one gradual change; build variance limits the answer
+	"outliers",     // an outlier excluded and replaced, reused runs, an identical binary, build variance
 }
 
 func loadCase(t *testing.T, name string) Input {

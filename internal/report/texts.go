@@ -112,8 +112,9 @@ func (t *texts) title() string {
 	}
 	cs := t.r.Culprits
 	switch {
-	case len(t.r.Gradual) > 0 && len(cs) == 0:
-		return s + " (gradual: no single culprit)"
+	case len(t.r.Gradual) > 0:
+		g := t.r.Gradual[0]
+		return fmt.Sprintf("%s; gradual over %s %s..%s", s, plural(len(g.Commits), "commit"), shortOf(g.Low), shortOf(g.High))
 	case len(cs) == 0 && t.r.Status == bisect.StatusUnderpowered:
 		return s + " (below what the bisect could resolve)"
 	case len(cs) == 0:
@@ -231,9 +232,8 @@ func (t *texts) summary(cv []CulpritView) []string {
 }
 
 func (t *texts) culpritSentence(cv []CulpritView) string {
-	if len(cv) == 0 && len(t.r.Gradual) > 0 {
-		return fmt.Sprintf("The change is gradual: it is spread over %s with no single culprit (see Technical analysis).",
-			plural(len(t.r.Gradual[0].Commits), "commit"))
+	if len(t.r.Gradual) > 0 {
+		return t.gradualSentence(cv)
 	}
 	if len(cv) == 0 {
 		return fmt.Sprintf("No single commit could be pinned down: %s left candidate ranges (see Technical analysis).",
@@ -246,9 +246,6 @@ func (t *texts) culpritSentence(cv []CulpritView) string {
 		if c.Presence != "" {
 			p += "; " + c.Presence
 		}
-		if c.Gradual {
-			p += "; one step of a gradual change, not the whole of it"
-		}
 		parts[i] = p + ")"
 	}
 	word := "culprit"
@@ -256,6 +253,32 @@ func (t *texts) culpritSentence(cv []CulpritView) string {
 		word = "culprits"
 	}
 	return fmt.Sprintf("Bisecting found %d %s: %s.", len(cv), word, strings.Join(parts, "; "))
+}
+
+// gradualSentence is the second summary line of a gradual change: the
+// range is the answer; the verified steps in it are named as steps.
+func (t *texts) gradualSentence(cv []CulpritView) string {
+	var ranges, steps, others []string
+	for _, g := range t.r.Gradual {
+		ranges = append(ranges, fmt.Sprintf("over %s from %s to %s (%s on %s)",
+			plural(len(g.Commits), "commit"), t.link(g.Low), t.link(g.High), pct(g.Delta), t.sideName(g.Branch)))
+	}
+	for _, c := range cv {
+		name := t.link(bisect.Commit{Hash: c.Hash, Short: c.Short})
+		if c.Gradual {
+			steps = append(steps, fmt.Sprintf("%s (%s)", name, pct(c.Effect.Delta)))
+		} else {
+			others = append(others, fmt.Sprintf("%s (%s, %s)", name, pct(c.Effect.Delta), t.mt.changeWord(c.Regression)))
+		}
+	}
+	s := "The change is gradual, " + strings.Join(ranges, "; ") + ": no single commit is the culprit."
+	if len(steps) > 0 {
+		s += " Verified steps within it: " + strings.Join(steps, ", ") + "."
+	}
+	if len(others) > 0 {
+		s += " Besides, " + strings.Join(others, ", ") + "."
+	}
+	return s
 }
 
 // presence says whether a culprit's change is on the other side, as a
