@@ -23,6 +23,17 @@ func reportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Ben
 			RemoteURL: r.RemoteURL("origin"), DryRun: o.Request.Spec.DryRun, Model: model, Scenario: scenario},
 		Benchmark: bench,
 	}
+	for _, p := range o.Profiles {
+		in.Profiles = append(in.Profiles, report.Profile{Commit: p.Commit, Parent: p.Parent, Diff: p.Diff})
+	}
+	for _, c := range o.Confirmations {
+		rc := report.Confirmation{Old: c.Old, New: c.New, Instructions: c.Instructions, Note: c.Note}
+		if x := c.TPS; x != nil {
+			rc.TPS = report.TPSCheck{OldMedian: x.A.Median, NewMedian: x.B.Median, OldRuns: len(x.A.Samples), NewRuns: len(x.B.Samples),
+				Delta: x.Delta, CILow: x.CILow, CIHigh: x.CIHigh, P: x.P, Verdict: x.Verdict}
+		}
+		in.Confirmations = append(in.Confirmations, rc)
+	}
 	if err := reportgit.Fill(ctx, r, &in); err != nil {
 		return in, err
 	}

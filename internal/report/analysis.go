@@ -20,7 +20,8 @@ func (t *texts) culprits() []CulpritView {
 			Parent: shortOf(c.Parent), ParentURL: commitURL(t.base, c.Parent.Hash),
 			Files: d.Files, Effect: c.Effect, Verified: c.Verified, Share: c.ShareOfRange,
 			ShareLow: c.ShareLow, ShareHigh: c.ShareHigh, Gradual: c.Gradual, Kind: t.mt.kind(c.Regression),
-			Presence: t.presence(c),
+			Presence: t.presence(c), Profile: t.profileView(c),
+			Confirmation: t.confirmationView(c.Parent.Hash, c.Commit.Hash),
 		}
 		if !d.Date.IsZero() {
 			v.Date = d.Date.UTC().Format("2006-01-02 15:04 UTC")

@@ -26,6 +26,9 @@ var goldenCases = []string{
 	"instructions", // an instructions bisect: more instructions per query is the regression
 	"gradual",      // two verified steps grouped as one gradual change; build variance limits the answer
 	"outliers",     // an outlier excluded and replaced, reused runs, an identical binary, build variance
+	// an instructions bisect whose counts did not differ, while
+	// throughput did: the TPS check points at contention, layout or I/O
+	"instructions-same",
 }
 
 func loadCase(t *testing.T, name string) Input {

@@ -41,6 +41,13 @@ type Input struct {
 	// base, bad and releases between) for the net-effect line. Empty: good,
 	// merge base and bad, from Result.
 	NetEffect []NetPoint `json:"net_effect,omitempty"`
+	// Profiles say where each culprit's instructions per query went
+	// (instructions bisects with callgrind dumps).
+	Profiles []Profile `json:"profiles,omitempty"`
+	// Confirmations hold an instructions verdict up against throughput:
+	// each culprit against its parent, or good against bad when the
+	// instruction counts did not differ.
+	Confirmations []Confirmation `json:"confirmations,omitempty"`
 }
 
 // A Request is a bisect as the user asked for it.

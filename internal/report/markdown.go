@@ -25,6 +25,8 @@ var mdTemplate = template.Must(template.New("report.md").Funcs(template.FuncMap{
 	"trunc":    func(s string) string { return mdEscape(Truncate(s, 48)) },
 	"diffstat": diffstat,
 	"share":    func(f float64) string { return strconv.FormatFloat(100*f, 'f', 0, 64) + " %" },
+	"upper":    upperFirst,
+	"code":     func(s string) string { return strings.NewReplacer("`", "'", "|", `\|`, "\n", " ").Replace(s) },
 }).Parse(markdownTemplate))
 
 // Markdown writes the report as GitHub-flavoured Markdown. The output

@@ -44,11 +44,14 @@ type Report struct {
 	// each; Identical commits not measured (identical binaries); Outliers
 	// samples excluded and re-measured; BuildLimit says when the answer
 	// is limited by build-to-build variance.
-	Gradual      []string      `json:"gradual,omitempty"`
-	Identical    []string      `json:"identical,omitempty"`
-	Outliers     []string      `json:"outliers,omitempty"`
-	BuildLimit   string        `json:"build_limit,omitempty"`
-	Observations []Observation `json:"observations"`
+	Gradual    []string `json:"gradual,omitempty"`
+	Identical  []string `json:"identical,omitempty"`
+	Outliers   []string `json:"outliers,omitempty"`
+	BuildLimit string   `json:"build_limit,omitempty"`
+	// Confirmations are throughput checks not of a culprit: good against
+	// bad when the instruction counts did not differ.
+	Confirmations []ConfirmationView `json:"tps_confirmations,omitempty"`
+	Observations  []Observation      `json:"observations"`
 	// InHistoryOrder is false when the Input gave no History: the
 	// observations are then in the order measured.
 	InHistoryOrder bool     `json:"in_history_order"`
@@ -100,8 +103,13 @@ type CulpritView struct {
 	ShareLow    float64       `json:"share_low,omitempty"`
 	ShareHigh   float64       `json:"share_high,omitempty"`
 	// Gradual: one step of a change spread over several commits.
-	Gradual  bool   `json:"gradual,omitempty"`
-	Presence string `json:"presence,omitempty"` // on the other branch, as a sentence
+	Gradual bool `json:"gradual,omitempty"`
+	// Profile says where the instructions went (instructions bisects);
+	// Confirmation is the throughput check of the culprit against its
+	// parent.
+	Profile      *ProfileView      `json:"profile,omitempty"`
+	Confirmation *ConfirmationView `json:"tps_confirmation,omitempty"`
+	Presence     string            `json:"presence,omitempty"` // on the other branch, as a sentence
 }
 
 // Build turns an Input into a Report. It is deterministic: the same Input
@@ -141,6 +149,7 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep.Rejected = t.rejected()
 	rep.Gradual, rep.Identical, rep.Outliers = t.gradual(), t.identical(), t.outliers()
 	rep.BuildLimit = t.buildLimit()
+	rep.Confirmations = t.otherConfirmations()
 	rep.Observations = observations(in, base)
 	rep.InHistoryOrder = len(in.History) > 0
 	rep.Chart = chartOf(in, rep.Observations)
