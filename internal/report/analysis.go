@@ -26,6 +26,8 @@ func (t *texts) culprits() []CulpritView {
 		if !d.Date.IsZero() {
 			v.Date = d.Date.UTC().Format("2006-01-02 15:04 UTC")
 		}
+		v.Message, v.Diff, v.DiffNote = strings.TrimSpace(d.Message), d.Diff, omittedNote(d.DiffOmitted)
+		v.With, v.Without = t.releaseTags(c.Commit.Hash)
 		for _, f := range d.Files {
 			v.Added += f.Added
 			v.Deleted += f.Deleted

@@ -29,6 +29,11 @@ type ChartPoint struct {
 	Lo      float64 `json:"ci_low,omitempty"`
 	Hi      float64 `json:"ci_high,omitempty"`
 	Verdict string  `json:"verdict"`
+	// Side is the observation's side of history (base, good, bad; ""
+	// unknown): points of different sides are not joined by one line.
+	Side string `json:"side,omitempty"`
+	// Culprit marks a culprit.
+	Culprit bool `json:"culprit,omitempty"`
 }
 
 // chartOf plots every observation that has samples.
@@ -47,7 +52,8 @@ func chartOf(in Input, obs []Observation) Chart {
 		if o.Runs == 0 {
 			continue
 		}
-		p := ChartPoint{Label: o.Short, Row: i + 1, Median: o.Median, Verdict: o.Verdict}
+		p := ChartPoint{Label: o.Short, Row: i + 1, Median: o.Median, Verdict: o.Verdict, Side: o.Side,
+			Culprit: isCulprit(in.Result, o.Hash)}
 		if o.HasCI {
 			p.Lo, p.Hi = o.Lo, o.Hi
 		}
@@ -84,9 +90,11 @@ const mermaidMaxHashLabels = 6
 
 // Mermaid returns the chart as a Mermaid xychart-beta block (without the
 // code fence), which GitHub renders, with a short title (Mermaid does not
-// wrap it). The init directive gives the line a
-// colour that shows on a white page (the default palette's first colour
-// is nearly white).
+// wrap it). Culprits' labels carry a "*". A chart of two lines of history
+// (a non-ancestor bisect) is drawn as bars: xychart-beta has one x axis,
+// and a line would join the last commit of one branch to the first of the
+// other. The init directive gives the series a colour that shows on a
+// white page (the default palette's first colour is nearly white).
 func (ch Chart) Mermaid() string {
 	var b strings.Builder
 	b.WriteString("%%{init: {\"themeVariables\": {\"xyChart\": {\"plotColorPalette\": \"#0969da\"}}}}%%\n")
@@ -96,20 +104,76 @@ func (ch Chart) Mermaid() string {
 	if numbered {
 		title += " (x: # in the table)"
 	}
+	if ch.hasCulprit() {
+		title += ", * culprit"
+	}
 	fmt.Fprintf(&b, "    title %q\n", title)
 	labels := make([]string, len(ch.Points))
 	values := make([]string, len(ch.Points))
 	for i, p := range ch.Points {
-		labels[i] = strconv.Quote(p.Label)
+		l := p.Label
 		if numbered {
-			labels[i] = strconv.Quote(strconv.Itoa(p.Row))
+			l = strconv.Itoa(p.Row)
 		}
+		if p.Culprit {
+			l += "*"
+		}
+		labels[i] = strconv.Quote(l)
 		values[i] = strconv.FormatFloat(p.Median, 'f', 1, 64)
 	}
 	fmt.Fprintf(&b, "    x-axis [%s]\n", strings.Join(labels, ", "))
 	fmt.Fprintf(&b, "    y-axis \"median %s\" %s --> %s\n", ch.unit(), num(ch.YMin), num(ch.YMax))
-	fmt.Fprintf(&b, "    line [%s]\n", strings.Join(values, ", "))
+	kind := "line"
+	if ch.branched() {
+		kind = "bar"
+	}
+	fmt.Fprintf(&b, "    %s [%s]\n", kind, strings.Join(values, ", "))
 	return b.String()
+}
+
+func (ch Chart) hasCulprit() bool {
+	for _, p := range ch.Points {
+		if p.Culprit {
+			return true
+		}
+	}
+	return false
+}
+
+// branched reports whether the chart holds points of both sides of a
+// non-ancestor bisect.
+func (ch Chart) branched() bool {
+	var good, bad bool
+	for _, p := range ch.Points {
+		good = good || p.Side == SideGood
+		bad = bad || p.Side == SideBad
+	}
+	return good && bad
+}
+
+// lines returns the point indices to join, one slice per line of
+// history: for a branched chart the merge base starts both the good and
+// the bad line; otherwise all points form one line.
+func (ch Chart) lines() [][]int {
+	if !ch.branched() {
+		all := make([]int, len(ch.Points))
+		for i := range all {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	var base, good, bad []int
+	for i, p := range ch.Points {
+		switch p.Side {
+		case SideBase:
+			base = append(base, i)
+		case SideGood:
+			good = append(good, i)
+		case SideBad:
+			bad = append(bad, i)
+		}
+	}
+	return [][]int{append(append([]int(nil), base...), good...), append(append([]int(nil), base...), bad...)}
 }
 
 // ticks returns evenly spaced round values within [lo, hi], at most about

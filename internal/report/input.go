@@ -48,6 +48,9 @@ type Input struct {
 	// each culprit against its parent, or good against bad when the
 	// instruction counts did not differ.
 	Confirmations []Confirmation `json:"confirmations,omitempty"`
+	// Releases say, per culprit, which release tags of the two lines
+	// contain it (or its equivalent) and which lack it, oldest first.
+	Releases []Release `json:"releases,omitempty"`
 }
 
 // A Request is a bisect as the user asked for it.
@@ -139,6 +142,23 @@ type CommitDetails struct {
 	// same measurements, not two that agree. "" for a binary of its own.
 	// MarkSameBinaries fills it from each commit's binary digest.
 	SameBinaryAs string `json:"same_binary_as,omitempty"`
+	// Message is the commit message after the subject line (its body),
+	// "" when there is none.
+	Message string `json:"message,omitempty"`
+	// Diff is an excerpt of the commit's diff against its first parent
+	// (DiffExcerpt: the hunks of the files that matter), DiffOmitted the
+	// number of diff lines it leaves out. Filled for culprits.
+	Diff        string `json:"diff_excerpt,omitempty"`
+	DiffOmitted int    `json:"diff_omitted_lines,omitempty"`
+}
+
+// A Release is a tagged version and whether it contains a culprit (or
+// the culprit's equivalent change).
+type Release struct {
+	Tag string `json:"tag"` // as the report writes it: "12.0.1"
+	// Culprit is the full hash of the culprit asked about.
+	Culprit string `json:"culprit"`
+	Has     bool   `json:"has"`
 }
 
 // A FileChange is one line of a diffstat.

@@ -108,7 +108,7 @@ func TestSVGIsWellFormed(t *testing.T) {
 		if !bytes.Equal(a.Bytes(), b.Bytes()) {
 			t.Errorf("%s: SVG not deterministic", name)
 		}
-		circles, measured := 0, 0
+		circles, rings, polylines, measured := 0, 0, 0, 0
 		dec := xml.NewDecoder(bytes.NewReader(a.Bytes()))
 		for {
 			tok, err := dec.Token()
@@ -118,8 +118,14 @@ func TestSVGIsWellFormed(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: SVG is not well-formed XML: %v", name, err)
 			}
-			if se, ok := tok.(xml.StartElement); ok && se.Name.Local == "circle" {
+			se, ok := tok.(xml.StartElement)
+			switch {
+			case ok && se.Name.Local == "circle" && attr(se, "fill") == "none":
+				rings++ // the mark around a culprit
+			case ok && se.Name.Local == "circle":
 				circles++
+			case ok && se.Name.Local == "polyline":
+				polylines++
 			}
 		}
 		for _, m := range in.Result.Commits {
@@ -129,6 +135,14 @@ func TestSVGIsWellFormed(t *testing.T) {
 		}
 		if circles != measured+4 { // one per commit with samples, four in the legend
 			t.Errorf("%s: %d circles, want %d", name, circles, measured+4)
+		}
+		if culprits := len(in.Result.Culprits); rings != culprits {
+			t.Errorf("%s: %d culprit marks, want %d", name, rings, culprits)
+		}
+		// A non-ancestor bisect draws two lines from the merge base (one
+		// per branch), never one line across both branches.
+		if want := 1; in.Result.MergeBase != nil && polylines != 2 || in.Result.MergeBase == nil && measured > 1 && polylines != want {
+			t.Errorf("%s: %d lines (merge base %v)", name, polylines, in.Result.MergeBase != nil)
 		}
 	}
 }
@@ -155,4 +169,13 @@ func TestMarkdownMentionsWhatTheIssueRequires(t *testing.T) {
 	if strings.Contains(s, "Model-based") {
 		t.Error("a real bisect's report claims to be model-based")
 	}
+}
+
+func attr(se xml.StartElement, name string) string {
+	for _, a := range se.Attr {
+		if a.Name.Local == name {
+			return a.Value
+		}
+	}
+	return ""
 }

@@ -63,15 +63,24 @@ func (ch Chart) WriteSVG(w io.Writer) error {
 		p(`<text x="%d" y="%s" text-anchor="end">%s</text>`+"\n", svgLeft-6, f1(y(v)+4), tpsInt(v))
 	}
 	p(`<text transform="translate(16 %s) rotate(-90)" text-anchor="middle">median %s</text>`+"\n", f1(svgTop+plotH/2), html.EscapeString(ch.unit()))
-	if len(ch.Points) > 1 {
+	for _, line := range ch.lines() {
+		if len(line) < 2 {
+			continue
+		}
 		p(`<polyline fill="none" stroke="#57606a" stroke-width="1.5" points="`)
-		for i, pt := range ch.Points {
-			if i > 0 {
+		for k, i := range line {
+			if k > 0 {
 				p(" ")
 			}
-			p("%s,%s", f1(x(i)), f1(y(pt.Median)))
+			p("%s,%s", f1(x(i)), f1(y(ch.Points[i].Median)))
 		}
 		p(`"/>` + "\n")
+	}
+	for i, pt := range ch.Points {
+		if pt.Culprit {
+			p(`<circle cx="%s" cy="%s" r="%d" fill="none" stroke="#1f2328" stroke-width="1.5"/>`+"\n", f1(x(i)), f1(y(pt.Median)), svgPointR+4)
+			p(`<text x="%s" y="%s" text-anchor="middle" font-weight="bold">culprit</text>`+"\n", f1(x(i)), f1(y(pt.Median)-svgPointR-10))
+		}
 	}
 	for i, pt := range ch.Points {
 		colour := verdictColours[pt.Verdict]

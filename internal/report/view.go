@@ -51,7 +51,12 @@ type Report struct {
 	// Confirmations are throughput checks not of a culprit: good against
 	// bad when the instruction counts did not differ.
 	Confirmations []ConfirmationView `json:"tps_confirmations,omitempty"`
-	Observations  []Observation      `json:"observations"`
+	// Releases say which release tags carry each culprit, one line each.
+	Releases []string `json:"affected_releases,omitempty"`
+	// Reproduce re-measures the culprits; NextSteps are trials to run.
+	Reproduce    []Command     `json:"reproduce,omitempty"`
+	NextSteps    []Command     `json:"next_steps,omitempty"`
+	Observations []Observation `json:"observations"`
 	// InHistoryOrder is false when the Input gave no History: the
 	// observations are then in the order measured.
 	InHistoryOrder bool     `json:"in_history_order"`
@@ -109,7 +114,16 @@ type CulpritView struct {
 	// parent.
 	Profile      *ProfileView      `json:"profile,omitempty"`
 	Confirmation *ConfirmationView `json:"tps_confirmation,omitempty"`
-	Presence     string            `json:"presence,omitempty"` // on the other branch, as a sentence
+	// Message is the commit message body; Diff an excerpt of its diff and
+	// DiffNote what the excerpt leaves out.
+	Message  string `json:"message,omitempty"`
+	Diff     string `json:"diff_excerpt,omitempty"`
+	DiffNote string `json:"diff_note,omitempty"`
+	// With and Without are the release tags that contain the change
+	// (or its equivalent) and those that lack it.
+	With     []string `json:"releases_with,omitempty"`
+	Without  []string `json:"releases_without,omitempty"`
+	Presence string   `json:"presence,omitempty"` // on the other branch, as a sentence
 }
 
 // Build turns an Input into a Report. It is deterministic: the same Input
@@ -150,6 +164,8 @@ func Build(in Input, opts Options) (*Report, error) {
 	rep.Gradual, rep.Identical, rep.Outliers = t.gradual(), t.identical(), t.outliers()
 	rep.BuildLimit = t.buildLimit()
 	rep.Confirmations = t.otherConfirmations()
+	rep.Releases = t.releases(rep.Culprits)
+	rep.Reproduce, rep.NextSteps = t.reproduce(), t.nextSteps()
 	rep.Observations = observations(in, base)
 	rep.InHistoryOrder = len(in.History) > 0
 	rep.Chart = chartOf(in, rep.Observations)
