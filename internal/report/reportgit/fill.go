@@ -26,7 +26,9 @@ import (
 //     on the good side (patch-id), so the report can say whether it is there;
 //   - Branches: "11.8" and "12.0" from revisions typed like versions, the
 //     merge base's tag as BaseName;
-//   - NetEffect: good, bad and every measured commit carrying a tag.
+//   - NetEffect: good, bad and every measured commit carrying a tag;
+//   - each culprit's message body and diff excerpt, and Releases: which
+//     release tags of the bisected lines contain it (or its equivalent).
 //
 // Fields already set are kept.
 func Fill(ctx context.Context, r *repo.Repo, in *report.Input) error {
@@ -42,7 +44,15 @@ func Fill(ctx context.Context, r *repo.Repo, in *report.Input) error {
 	if err := fillDetails(ctx, r, in, tags); err != nil {
 		return err
 	}
+	if err := fillCulpritText(ctx, r, in); err != nil {
+		return err
+	}
 	fillBranches(in, tags)
+	if len(in.Releases) == 0 {
+		if in.Releases, err = releases(ctx, r, in.Result, tags); err != nil {
+			return err
+		}
+	}
 	if len(in.NetEffect) == 0 {
 		in.NetEffect = netPoints(in, tags)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,25 @@ func TestFillFromTheMDEVScenario(t *testing.T) {
 	}
 	if in.Branches != (report.Branches{Good: "11.8", Bad: "12.0", BaseName: "11.8.1"}) {
 		t.Errorf("branches %+v", in.Branches)
+	}
+	// The seed: 11.8.x from the fix on has it; 12.0.0 and 12.0.1 lack it.
+	var with, without []string
+	for _, rel := range in.Releases {
+		if rel.Culprit != fix.Hash {
+			t.Errorf("release %+v is not about the culprit", rel)
+		}
+		if rel.Has {
+			with = append(with, rel.Tag)
+		} else {
+			without = append(without, rel.Tag)
+		}
+	}
+	if !slices.Contains(with, "11.8.6") || slices.Contains(with, "11.8.1") || !slices.Contains(without, "12.0.0") ||
+		!slices.Contains(without, "12.0.1") || slices.Contains(with, "12.0.1") {
+		t.Errorf("releases with the fix %v, without %v", with, without)
+	}
+	if d.Diff == "" || !strings.Contains(d.Diff, "@@") {
+		t.Errorf("culprit's diff excerpt %q", d.Diff)
 	}
 	var labels []string
 	for _, p := range in.NetEffect {
