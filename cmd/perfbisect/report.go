@@ -18,7 +18,7 @@ import (
 // reportOptions are the flags of `perfbisect report`.
 type reportOptions struct {
 	id        string
-	format    string // md or json
+	format    string // md, json or jira
 	svg       string // write the chart here
 	webURL    string // repository web URL for commit links
 	github    string // owner/name to file on
@@ -36,8 +36,10 @@ summary, affected versions, benchmark configuration, observed and expected
 behaviour, the culprits with their diffstat and measured change, branch
 context, every measured commit, a chart and the net effect.
 
---format json prints the same content as data. --svg FILE also writes the
-chart as an SVG image (the Markdown links to it by file name).
+--format json prints the same content as data; --format jira prints it in
+Jira's wiki markup (MariaDB's tracker), every markup character escaped.
+--svg FILE also writes the chart as an SVG image (the Markdown links to it
+by file name; the Jira text shows it as an attachment of that name).
 
 --github owner/name files the report as an issue (token from GITHUB_TOKEN).
 A hidden marker names the culprits and the workload: when an open issue
@@ -45,6 +47,7 @@ already carries it, the new evidence becomes a comment instead of a second
 issue. --dry-run prints what would be filed and changes nothing.`,
 		Example: `  perfbisect report 4f1c9e2a7b30 > report.md
   perfbisect report 4f1c9e2a7b30 --svg chart.svg > report.md
+  perfbisect report 4f1c9e2a7b30 --format jira > report.jira
   GITHUB_TOKEN=... perfbisect report 4f1c9e2a7b30 --github MariaDB/server --dry-run`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -53,7 +56,7 @@ issue. --dry-run prints what would be filed and changes nothing.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", "md", "output format: md or json")
+	f.StringVar(&o.format, "format", "md", "output format: md, json or jira")
 	f.StringVar(&o.svg, "svg", "", "also write the chart as SVG to this file")
 	f.StringVar(&o.webURL, "web-url", "", "repository web URL for commit links (default: derived from the remote)")
 	f.StringVar(&o.github, "github", "", "file the report as an issue in this repository (owner/name)")
@@ -64,8 +67,8 @@ issue. --dry-run prints what would be filed and changes nothing.`,
 }
 
 func runReport(ctx context.Context, a *app, o reportOptions) error {
-	if o.format != "md" && o.format != "json" {
-		return usageErrorf("--format %q: want md or json", o.format)
+	if o.format != "md" && o.format != "json" && o.format != "jira" {
+		return usageErrorf("--format %q: want md, json or jira", o.format)
 	}
 	if o.dryRun && o.github == "" {
 		return usageErrorf("--dry-run applies to --github")
@@ -84,8 +87,11 @@ func runReport(ctx context.Context, a *app, o reportOptions) error {
 	if o.github != "" {
 		return fileReport(ctx, a, o, in, opts)
 	}
-	if o.format == "json" {
+	switch o.format {
+	case "json":
 		return report.JSON(a.io.Out, in, opts)
+	case "jira":
+		return report.Jira(a.io.Out, in, opts)
 	}
 	return report.Markdown(a.io.Out, in, opts)
 }

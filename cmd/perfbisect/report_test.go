@@ -78,6 +78,17 @@ func TestReportRendersTheStoredResult(t *testing.T) {
 	if b, err := os.ReadFile(svg); err != nil || !strings.HasPrefix(string(b), "<svg") {
 		t.Errorf("--svg wrote %q, %v", b, err)
 	}
+	out, _, err = execute(t, "report", id, "--format", "jira", "--svg", svg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jira, err := os.ReadFile("../../internal/report/testdata/seed.jira")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != string(jira) {
+		t.Error("perfbisect report --format jira differs from report.Jira of the same document (testdata/seed.jira)")
+	}
 }
 
 func TestReportErrors(t *testing.T) {
