@@ -73,3 +73,16 @@ func TestInstructionsProfileAndConfirmation(t *testing.T) {
 		t.Error("sections rendered without their data")
 	}
 }
+
+// Every golden case's title stays under titleMax characters.
+func TestTitlesAreShort(t *testing.T) {
+	for _, name := range goldenCases {
+		rep, err := Build(loadCase(t, name), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len([]rune(rep.Title)); n > titleMax {
+			t.Errorf("%s: title of %d characters: %s", name, n, rep.Title)
+		}
+	}
+}

@@ -103,7 +103,7 @@ const titleMax = 100
 func (t *texts) title() string {
 	w := t.workload()
 	if t.r.Status == bisect.StatusNotReproduced {
-		return fmt.Sprintf("%s: no %s change reproduced between %s and %s", w, t.mt.noun(), t.good(), t.bad())
+		return fitTitle(fmt.Sprintf("%s: no %s change reproduced between %s and %s", w, t.mt.noun(), t.good(), t.bad()), w)
 	}
 	d := t.endpoints().delta
 	s := fmt.Sprintf("%s: %s is %s %s than %s", w, t.bad(), absPct(d), t.mt.comparative(d), t.good())
@@ -114,27 +114,43 @@ func (t *texts) title() string {
 	switch {
 	case len(t.r.Gradual) > 0:
 		g := t.r.Gradual[0]
-		return fmt.Sprintf("%s; gradual over %s %s..%s", s, plural(len(g.Commits), "commit"), shortOf(g.Low), shortOf(g.High))
+		return fitTitle(fmt.Sprintf("%s; gradual over %s %s..%s", s, plural(len(g.Commits), "commit"), shortOf(g.Low), shortOf(g.High)), w)
 	case len(cs) == 0 && t.r.Status == bisect.StatusUnderpowered:
-		return s + " (below what the bisect could resolve)"
+		return fitTitle(s+" (below what the bisect could resolve)", w)
 	case len(cs) == 0:
-		return s + " (culprit not pinned down)"
+		return fitTitle(s+" (culprit not pinned down)", w)
 	case len(cs) == 1:
 		long := s + "; " + t.culpritPhrase(cs[0], true)
 		if utf8.RuneCountInString(long) <= titleMax {
 			return long
 		}
-		return s + "; " + t.culpritPhrase(cs[0], false)
+		return fitTitle(s+"; "+t.culpritPhrase(cs[0], false), w)
 	}
 	phrases := make([]string, len(cs))
+	shorts := make([]string, len(cs))
 	for i, c := range cs {
-		phrases[i] = t.culpritPhrase(c, false)
+		phrases[i], shorts[i] = t.culpritPhrase(c, false), shortOf(c.Commit)
 	}
-	return s + "; " + strings.Join(phrases, ", ")
+	if long := s + "; " + strings.Join(phrases, ", "); utf8.RuneCountInString(long) <= titleMax {
+		return long
+	}
+	return fitTitle(s+"; culprits "+strings.Join(shorts, ", "), w)
 }
 
-// culpritPhrase names a culprit for the title: "improvement 83a48d2bc84
-// (AHI fixup) on 11.8 is missing from 12.0", "regression 6c3d8e1f2a4".
+// fitTitle drops the workload prefix ("oltp_point_select: ") from a title
+// longer than titleMax, then shortens "instructions per query".
+func fitTitle(s, workload string) string {
+	if utf8.RuneCountInString(s) > titleMax {
+		s = strings.TrimPrefix(s, workload+": ")
+	}
+	if utf8.RuneCountInString(s) > titleMax {
+		s = strings.Replace(s, "instructions per query", "instructions/query", 1)
+	}
+	return s
+}
+
+// culpritPhrase names a culprit for the title: "12.0 lacks improvement
+// 83a48d2bc84 (AHI fixup) from 11.8", "regression 6c3d8e1f2a4 on 12.0".
 func (t *texts) culpritPhrase(c bisect.Culprit, subject bool) string {
 	kind := "improvement"
 	if c.Regression {
@@ -149,7 +165,7 @@ func (t *texts) culpritPhrase(c bisect.Culprit, subject bool) string {
 	}
 	switch {
 	case c.Branch == SideGood && t.missingOnBad(c):
-		s += " on " + t.sideName(SideGood) + " missing from " + t.sideName(SideBad)
+		s = t.sideName(SideBad) + " lacks " + s + " from " + t.sideName(SideGood)
 	case t.r.MergeBase != nil:
 		s += " on " + t.sideName(c.Branch)
 	}
