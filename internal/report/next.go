@@ -58,9 +58,24 @@ func (t *texts) compareLine(a, b string, extra ...string) string {
 	where, what := t.workloadFlags()
 	first := append(append([]string{"perfbisect", "compare"}, where...), shellQuote(a), shellQuote(b))
 	lines := []string{strings.Join(append(first, extra...), " ")}
-	for i := 0; i < len(what); i += 3 {
-		lines = append(lines, "  "+strings.Join(what[i:min(i+3, len(what))], " "))
+	var group []string // up to three short flags a line; a server option on its own
+	flush := func() {
+		if len(group) > 0 {
+			lines = append(lines, "  "+strings.Join(group, " "))
+			group = nil
+		}
 	}
+	for _, f := range what {
+		if strings.HasPrefix(f, "--server-option ") {
+			flush()
+			lines = append(lines, "  "+f)
+			continue
+		}
+		if group = append(group, f); len(group) == 3 {
+			flush()
+		}
+	}
+	flush()
 	return strings.Join(lines, " \\\n")
 }
 
