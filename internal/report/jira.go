@@ -154,7 +154,11 @@ func (j *jiraWriter) culprit(i int, c CulpritView, noun string) {
 	if c.ParentURL != "" {
 		parent = "[" + jiraEsc(c.Parent) + "|" + c.ParentURL + "]"
 	}
-	j.line("* Kind: " + jiraEsc(c.Kind+" on "+c.SideName) + ", against its parent " + parent)
+	share := "; it explains " + strconv.FormatFloat(100*c.Share, 'f', 0, 64) + " % of its range's difference"
+	if c.Gradual {
+		share += ": it is one step of a gradual change, not the culprit of all of it"
+	}
+	j.line("* Kind: " + jiraEsc(c.Kind+" on "+c.SideName) + ", against its parent " + parent + jiraEsc(share) + ".")
 	if c.Author != "" {
 		j.line("* Author: " + jiraEsc(c.Author+" <"+c.Email+">, "+c.Date))
 	}
