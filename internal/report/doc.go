@@ -30,8 +30,11 @@
 // # Rendering
 //
 // Build turns an Input into a Report (the content as data); Markdown
-// renders it with text/template (report.md.tmpl), JSON encodes it, SVG
-// draws its chart. Rendering is deterministic: no clock, no map order, so
+// renders it with text/template (report.md.tmpl), JSON encodes it, Jira
+// writes it in Jira's wiki markup (every markup character escaped), SVG
+// draws its chart. Every unit, axis and "faster"/"slower" comes from the
+// bisect's metric (Result.Config.Metric): an instructions bisect speaks of
+// instructions per query, and more of them is the regression. Rendering is deterministic: no clock, no map order, so
 // golden files (testdata/<case>.json in, <case>.md out) pin it; run
 // `go test ./internal/report -update` to rewrite them.
 //
@@ -39,9 +42,11 @@
 // docs/seeds/mdev-12.0-point-select-regression.txt): title, two-line
 // summary, affected versions, benchmark configuration, observed and
 // expected behaviour, technical analysis per culprit with its diffstat,
-// change, interval, p-value and runs, branch context, commit-level
-// observations in history order, a Mermaid xychart-beta chart, the net
-// effect, and the method. A model-based (dry-run) report says so at the
+// change, interval, p-value and runs, commit message and diff excerpt,
+// where the instructions went and the throughput check (instructions
+// bisects), branch context, gradual changes, commit-level observations in
+// history order, a Mermaid xychart-beta chart, the net effect, the
+// commands to reproduce and the next step (a patch trial), and the method. A model-based (dry-run) report says so at the
 // top and lists its calibration at the end.
 //
 // # GitHub
