@@ -141,4 +141,4 @@ export PERFBISECT_TEST_MYSQL_SOCKET=$my_sock PERFBISECT_TEST_MYSQL_PORT=$my_port
 
 # --- Go -------------------------------------------------------------------------
 log "go test ${*:-./...}"
-go test -count=1 -timeout 20m "${@:-./...}"
+go test -count=1 -timeout 45m "${@:-./...}"

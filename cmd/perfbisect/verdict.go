@@ -18,8 +18,12 @@ func writeVerdict(w io.Writer, o *pipeline.Outcome) {
 	}
 	fmt.Fprintf(w, "bisect %s%s\n", o.BisectID, mode)
 	e := r.Endpoints
-	fmt.Fprintf(w, "good %s %s: %.0f tps (%s)\n", o.Request.Good, r.Good, e.OldMean, runsOf(r, r.Good, e.OldRuns))
-	fmt.Fprintf(w, "bad  %s %s: %.0f tps (%s)\n", o.Request.Bad, r.Bad, e.NewMean, runsOf(r, r.Bad, e.NewRuns))
+	unit := r.Config.Metric.Unit
+	if unit == "" {
+		unit = "TPS"
+	}
+	fmt.Fprintf(w, "good %s %s: %.6g %s, median (%s)\n", o.Request.Good, r.Good, e.OldMedian, unit, runsOf(r, r.Good, e.OldRuns))
+	fmt.Fprintf(w, "bad  %s %s: %.6g %s, median (%s)\n", o.Request.Bad, r.Bad, e.NewMedian, unit, runsOf(r, r.Bad, e.NewRuns))
 	fmt.Fprintf(w, "change %s, run-to-run noise %.2f %%\n", change(e), 100*r.Noise.CV)
 	if r.MergeBase != nil {
 		fmt.Fprintf(w, "merge base %s performs like %s\n", r.MergeBase, mergeBaseLike(r.MergeBaseLike, o.Request))

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -15,16 +16,25 @@ import (
 // MariaDB builds: it builds the commit with Builds (and so shares its
 // builds and its bench's prepared data), starts the build's mariadbd under
 // callgrind on a copy of the data, and takes one sample of Callgrind's
-// fixed query sequence per call. Consecutive samples of one commit share a
-// session (one server start serves Callgrind.SamplesPerStart samples);
-// Close stops the last one.
+// fixed query sequence per call. A commit's samples share a session (one
+// server start serves Callgrind.SamplesPerStart samples), and the sessions
+// of the last few commits stay open: the engine interleaves two commits'
+// samples, and a start under valgrind costs several samples' time. Close
+// stops them all.
 type InstructionsSampler struct {
 	Builds    *BuildSampler
 	Callgrind runner.Callgrind // DumpDir: where the dumps are kept (the cache)
 
-	session *runner.CallgrindSession
-	current string // commit of session
+	sessions []instrSession // most recently used last
 }
+
+type instrSession struct {
+	commit string
+	s      *runner.CallgrindSession
+}
+
+// maxInstrSessions is how many servers under valgrind stay open at once.
+const maxInstrSessions = 3
 
 var _ Sampler = (*InstructionsSampler)(nil)
 
@@ -35,22 +45,37 @@ func (s *InstructionsSampler) Sample(ctx context.Context, c bisect.Commit, index
 	if err != nil {
 		return nil, err
 	}
-	if s.current != c.Hash {
-		if err := s.Close(); err != nil {
-			return nil, err
+	sess := s.take(c.Hash)
+	if sess == nil {
+		if len(s.sessions) >= maxInstrSessions { // stop the least recently used
+			old := s.sessions[0]
+			s.sessions = s.sessions[1:]
+			if err := old.s.Close(); err != nil {
+				return nil, err
+			}
 		}
-		sess, err := s.Builds.Bench.OpenCallgrind(ctx, art.Prefix, art.Binary, c.Short, s.Callgrind)
-		if err != nil {
+		if sess, err = s.Builds.Bench.OpenCallgrind(ctx, art.Prefix, art.Binary, c.Short, s.Callgrind); err != nil {
 			return nil, crashOr(err, c)
 		}
-		s.session, s.current = sess, c.Hash
 	}
-	smp, err := s.session.Sample(ctx)
+	smp, err := sess.Sample(ctx)
 	if err != nil {
-		s.Close() // a failed sample leaves no server behind
+		sess.Close() // a failed sample leaves no server behind
 		return nil, crashOr(err, c)
 	}
+	s.sessions = append(s.sessions, instrSession{c.Hash, sess})
 	return runFromInstructions(smp, b.ID), nil
+}
+
+// take removes and returns commit's open session, or nil.
+func (s *InstructionsSampler) take(commit string) *runner.CallgrindSession {
+	for i, x := range s.sessions {
+		if x.commit == commit {
+			s.sessions = append(s.sessions[:i], s.sessions[i+1:]...)
+			return x.s
+		}
+	}
+	return nil
 }
 
 // BinaryOf returns the hash of commit c's server binary (see BuildSampler).
@@ -58,14 +83,14 @@ func (s *InstructionsSampler) BinaryOf(ctx context.Context, c bisect.Commit) (st
 	return s.Builds.BinaryOf(ctx, c)
 }
 
-// Close stops the current session's server.
+// Close stops every open session's server.
 func (s *InstructionsSampler) Close() error {
-	if s.session == nil {
-		return nil
+	var errs []error
+	for _, x := range s.sessions {
+		errs = append(errs, x.s.Close())
 	}
-	err := s.session.Close()
-	s.session, s.current = nil, ""
-	return err
+	s.sessions = nil
+	return errors.Join(errs...)
 }
 
 // runFromInstructions converts a callgrind sample into a store run.

@@ -201,13 +201,16 @@ func TestInstructionsSamplerFindsPlantedWork(t *testing.T) {
 	if !named {
 		t.Errorf("the diff names no thr_timer_ function: %+v", d.Self)
 	}
-	pid := sampler.session.Pid()
+	pid := sampler.sessions[len(sampler.sessions)-1].s.Pid()
 	_, err = sampler.Sample(ctx, resolve(t, ctx, sampler.Builds.Repo, "broken"), 0)
 	if !errors.Is(err, bisect.ErrCrashed) {
 		t.Errorf("a server that cannot start: %v, want bisect.ErrCrashed", err)
 	}
+	if err := sampler.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
 	if pid == 0 || alive(pid) {
-		t.Errorf("the previous commit's server (pid %d) was not stopped", pid)
+		t.Errorf("the previous commit's server (pid %d) was not stopped by Close", pid)
 	}
 }
 
