@@ -74,6 +74,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		return nil, nil
 	}
 	b := &bracket{los: []int{0}, his: []int{len(cs) - 1}, skipped: map[int]bool{}}
+	moves := 0
 	for retry := 0; ; retry++ {
 		split, err := r.narrow(ctx, s, b)
 		if errors.Is(err, errGiveUp) {
@@ -95,6 +96,17 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		c, err := r.verify(ctx, s, cs[lo], cs[hi])
 		if err != nil {
 			return nil, err
+		}
+		if c.Verified && moves < maxMoves {
+			moved, err := r.neighbours(ctx, s, b, c)
+			if err != nil {
+				return nil, err
+			}
+			if moved {
+				moves++
+				r.res.Rejected = append(r.res.Rejected, c)
+				continue
+			}
 		}
 		if c.Verified {
 			lo, hi, err := r.spread(ctx, s, lo, hi, &c, false)
@@ -324,4 +336,61 @@ func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 		}
 	}
 	return first
+}
+
+// maxMoves bounds the culprits a span's neighbour checks may reject.
+const maxMoves = 3
+
+// neighbours checks a verified culprit pair (lo, hi] of s against the
+// builds beside it: the culprit's child must be like the high end and
+// the parent's parent like the low end. With build-to-build offsets a
+// midpoint of one level can look like the other; the search then
+// converges on that midpoint, and its pair verifies a step that is layout,
+// not code. A child like the low end means the culprit was such a
+// midpoint (it is moved to the low side); a grandparent like the high end
+// means the parent was (moved to the high side), each only once fresh
+// interleaved runs show the step back (stepsBack), so a host that changed
+// speed during the classification cannot move a true culprit. moved
+// reports a move:
+// the bracket changed and the search resumes.
+func (r *run) neighbours(ctx context.Context, s span, b *bracket, c Culprit) (bool, error) {
+	cs := s.commits
+	lo, hi := b.lo(), b.hi()
+	if hi+1 < len(cs)-1 && !b.skipped[hi+1] && len(r.verdicts[cs[hi+1].Hash]) == 0 {
+		v, err := r.classify(ctx, s, cs[hi+1], 0)
+		if err != nil {
+			return false, err
+		}
+		if v == VerdictLikeLow && r.stepsBack(ctx, c.Commit, cs[hi+1], c.Effect.Delta) {
+			b.his = b.his[:len(b.his)-1]
+			b.los = append(b.los, hi+1)
+			r.warnf("%s: its child %s is like %s: the step is between builds, not the culprit's change", c.Commit.Short, cs[hi+1].Short, s.first().Short)
+			return true, nil
+		}
+	}
+	if lo-1 > 0 && !b.skipped[lo-1] && len(r.verdicts[cs[lo-1].Hash]) == 0 {
+		v, err := r.classify(ctx, s, cs[lo-1], 0)
+		if err != nil {
+			return false, err
+		}
+		if v == VerdictLikeHigh && r.stepsBack(ctx, cs[lo-1], c.Parent, c.Effect.Delta) {
+			b.los = b.los[:len(b.los)-1]
+			b.his = append(b.his, lo-1)
+			r.warnf("%s: its parent's parent %s is like %s: the step is between builds, not the culprit's change", c.Commit.Short, cs[lo-1].Short, s.last().Short)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// stepsBack reports whether fresh interleaved runs of a and b show a step
+// from a to b opposite in sign to delta (the culprit's change).
+func (r *run) stepsBack(ctx context.Context, a, b Commit, delta float64) bool {
+	start := r.l.runs
+	ok, err := r.pairUp(ctx, "verify", a, b, start, r.cfg.VerifyRuns)
+	if err != nil || !ok {
+		return false
+	}
+	ch := r.compare(r.l.since(a, start), r.l.since(b, start), r.cfg.Alpha)
+	return ch.Differs && (ch.Delta < 0) != (delta < 0)
 }
