@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"strings"
-
-	"github.com/perfbisect/perfbisect/internal/bisect"
 )
 
 // robustness are the method lines on what the engine guarded against:
@@ -79,16 +77,4 @@ func (t *texts) identical() []string {
 			t.named(i.Commit), t.link(i.SameAs)))
 	}
 	return out
-}
-
-// inGradual reports whether a commit lies in one of the gradual ranges.
-func inGradual(r bisect.Result, hash string) bool {
-	for _, g := range r.Gradual {
-		for _, c := range g.Commits {
-			if c.Hash == hash {
-				return true
-			}
-		}
-	}
-	return false
 }
