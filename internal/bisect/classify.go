@@ -136,9 +136,12 @@ func (r *run) decide(s span, c Commit) Verdict {
 
 // consistent reports whether the mean of xs (clipped as the SPRT clips
 // them) is within the ClassifyError two-sided normal bound of level, the
-// median of n runs. It keeps the sequential test from deciding for a
-// commit that lies between the ends (a second culprit): such a commit is
-// sampled on to MaxRuns and then split on.
+// median of n runs, or closer to it than MinEffect (a smaller difference
+// is no change worth reporting, whatever the noise: on a busy host the
+// ends' levels move by more than their standard errors). It keeps the
+// sequential test from deciding for a commit that lies between the ends
+// (a second culprit): such a commit is sampled on to MaxRuns and then
+// split on.
 func (r *run) consistent(t sprt, xs []float64, level float64, n int) bool {
 	lo, hi := math.Min(t.low, t.high)-sprtClip*t.sd, math.Max(t.low, t.high)+sprtClip*t.sd
 	var m float64
@@ -147,7 +150,8 @@ func (r *run) consistent(t sprt, xs []float64, level float64, n int) bool {
 	}
 	m /= float64(len(xs))
 	se := t.sd * math.Sqrt(1/float64(len(xs))+math.Pi/2/float64(max(n, 1)))
-	return math.Abs(m-level) < stats.ZQuantile(1-r.cfg.ClassifyError/2)*se
+	d := math.Abs(m - level)
+	return d < stats.ZQuantile(1-r.cfg.ClassifyError/2)*se || d < r.cfg.MinEffect*math.Abs(level)
 }
 
 // undecided tells an intermediate commit (it differs from both ends: the
