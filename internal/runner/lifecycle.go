@@ -53,7 +53,7 @@ func InstallDB(ctx context.Context, cfg ServerConfig) error {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("mariadb-install-db into %s: %w\n%s", cfg.Datadir, err, lastLines(out.String(), 15))
+		return fmt.Errorf("mariadb-install-db into %s: %w\n%s", cfg.Datadir, err, installDBCause(out.String()))
 	}
 	return nil
 }
@@ -236,6 +236,16 @@ func (s *Server) Stop(ctx context.Context) error {
 
 // Pid is the server's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// installDBCause returns the part of mariadb-install-db's output that
+// says why it failed: the server's last lines before the script's
+// boilerplate advice ("Installation of system tables failed! ...").
+func installDBCause(out string) string {
+	if i := strings.Index(out, "Installation of system tables failed"); i >= 0 {
+		out = out[:i]
+	}
+	return lastLines(out, 15)
+}
 
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")

@@ -153,3 +153,28 @@ func TestConfigValidate(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A failing mariadb-install-db is reported by the server's own error
+// line, not by the script's generic advice that follows it.
+func TestInstallDBFailureNamesTheCause(t *testing.T) {
+	needMariadbd(t)
+	base := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(base, "scripts"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Debian's script, with an option the server refuses.
+	script := "#!/bin/bash\nargs=()\nfor a; do case $a in --basedir=*) ;; *) args+=(\"$a\") ;; esac; done\n" +
+		"exec /usr/bin/mariadb-install-db --basedir=/usr \"${args[@]}\" --no-such-option-perfbisect=1\n"
+	if err := os.WriteFile(filepath.Join(base, "scripts", "mariadb-install-db"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := smallServer(t)
+	cfg.Basedir, cfg.Mariadbd = base, "/usr/sbin/mariadbd"
+	err := InstallDB(context.Background(), cfg)
+	if err == nil {
+		t.Fatal("install-db with an unknown server option succeeded")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "no-such-option-perfbisect") || strings.Contains(msg, "discuss email list") {
+		t.Errorf("error does not name the cause (or carries the advice):\n%s", msg)
+	}
+}
