@@ -19,8 +19,11 @@ import (
 // the seed's eager AHI drop under the dictionary mutex. Measured here:
 // 200,000 entries took about 0.5 s to invalidate (DROP TABLE 0.49 s, 66 %
 // dip); the same run without the query cache: DROP TABLE 0.03 s, no bucket
-// below 10 %.
-var plantedStall = []string{"query_cache_type=1", "query_cache_size=256M", "query_cache_min_res_unit=512"}
+// below 10 %. With 250,000 rows a busy CI host once measured only 0.2 s
+// (against 0.1 s without), so the test drops 500,000 rows with room for
+// all their entries (512M): 0.64 s and a 69 % dip at load 5, against
+// 0.06 s and 1 % without.
+var plantedStall = []string{"query_cache_type=1", "query_cache_size=512M", "query_cache_min_res_unit=512"}
 
 // TestDropStallSeparatesPlantedStall runs the drop-table-stall workload
 // once on Debian's mariadbd with the query cache (planted stall) and once
@@ -31,7 +34,7 @@ func TestDropStallSeparatesPlantedStall(t *testing.T) {
 	ctx := context.Background()
 	run := pointselect.RunConfig{Threads: 8, Tables: 2, TableSize: 10000, Time: 6 * time.Second,
 		Warmup: time.Second, Seed: 7}
-	drop := pointselect.DropConfig{DropRows: 250_000, DropAt: 2 * time.Second}
+	drop := pointselect.DropConfig{DropRows: 500_000, DropAt: 2 * time.Second}
 	stall := map[bool]pointselect.StallMetrics{}
 	for _, planted := range []bool{false, true} {
 		b := smallBench(t)
