@@ -117,7 +117,11 @@ func writeComparison(w io.Writer, c *pipeline.Comparison) error {
 		"better": "BETTER: " + c.B.Revision + " improves on " + c.A.Revision,
 		"same":   fmt.Sprintf("SAME: no difference by the test (p < %.2g) and at least %.2f %%", c.Alpha, 100*c.MinEffect),
 	}
-	_, err := fmt.Fprintf(w, "change %+.2f %% [%+.2f %%, %+.2f %%], p = %.2g\nverdict: %s\nruns: %d measured now, %d from the store\n",
-		100*c.Delta, 100*c.CILow, 100*c.CIHigh, c.P, words[c.Verdict], c.Taken, c.Reused)
+	test := ""
+	if c.Test == "means-floored" {
+		test = fmt.Sprintf(" (means, noise floor %.2g %%)", 100*c.Metric.NoiseFloor)
+	}
+	_, err := fmt.Fprintf(w, "change %+.2f %% [%+.2f %%, %+.2f %%], p = %.2g%s\nverdict: %s\nruns: %d measured now, %d from the store\n",
+		100*c.Delta, 100*c.CILow, 100*c.CIHigh, c.P, test, words[c.Verdict], c.Taken, c.Reused)
 	return err
 }

@@ -12,18 +12,24 @@ import (
 
 // A Comparison answers "is B slower than A, and by how much", as
 // benchstat does: medians, the relative change with its 95 % interval,
-// the Mann-Whitney p-value, and a verdict that uses bisect's rules (p
-// below alpha AND a change of at least the minimum effect).
+// a p-value, and a verdict that uses bisect's rules (p below alpha AND a
+// change of at least the minimum effect). The p-value is Mann-Whitney's,
+// or for a metric with a noise floor (instructions) a test of the means
+// with the spread raised to that floor, so that three samples a side can
+// decide (Mann-Whitney's smallest p at three is 0.1).
 type Comparison struct {
 	Metric bisect.Metric `json:"metric"`
 	A      Compared      `json:"a"`
 	B      Compared      `json:"b"`
 	// Delta is median(B)/median(A) - 1, CILow..CIHigh its 95 % bootstrap
-	// interval, P the two-sided Mann-Whitney p-value.
+	// interval, P the two-sided p-value of Test.
 	Delta  float64 `json:"delta"`
 	CILow  float64 `json:"ci_low"`
 	CIHigh float64 `json:"ci_high"`
 	P      float64 `json:"p"`
+	// Test is "mann-whitney", or "means-floored" for a metric with a
+	// noise floor (stats.MeanDiffP).
+	Test string `json:"test"`
 	// MinEffect and Alpha are the rules the verdict applied.
 	MinEffect float64 `json:"min_effect"`
 	Alpha     float64 `json:"alpha"`
@@ -120,7 +126,10 @@ func compareSamples(a, b []float64, cfg bisect.Config) *Comparison {
 	c := &Comparison{Metric: metric, MinEffect: cfg.MinEffect, Alpha: cfg.Alpha, Verdict: "same"}
 	c.Delta = stats.Median(b)/stats.Median(a) - 1
 	c.CILow, c.CIHigh = stats.RatioCI(a, b, stats.Median, 0.95, rand.New(rand.NewPCG(1, uint64(len(a)+len(b)))))
-	c.P = stats.MannWhitneyP(a, b)
+	c.P, c.Test = stats.MannWhitneyP(a, b), "mann-whitney"
+	if metric.NoiseFloor > 0 {
+		c.P, c.Test = stats.MeanDiffP(a, b, metric.NoiseFloor*abs(stats.Mean(a))), "means-floored"
+	}
 	if c.P < cfg.Alpha && abs(c.Delta) >= cfg.MinEffect {
 		c.Verdict = "better"
 		if metric.Worse(c.Delta) {

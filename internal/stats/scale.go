@@ -85,3 +85,22 @@ func Outliers(xs []float64, center, scale, k float64) []int {
 	}
 	return out
 }
+
+// MeanDiffP returns the two-sided p-value (normal) of a difference
+// between the means of a and b, taking as the samples' standard
+// deviation their pooled one raised to floor. It is the test for
+// near-deterministic samples (instruction counts), whose spread from two
+// or three values says little and whose known floor bounds it; a rank
+// test cannot go below p = 0.1 at three samples a side.
+func MeanDiffP(a, b []float64, floor float64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 1
+	}
+	sd, _ := PooledSD([][]float64{a, b})
+	sd = math.Max(sd, floor)
+	if sd <= 0 {
+		return 1
+	}
+	z := (Mean(b) - Mean(a)) / (sd * math.Sqrt(1/float64(len(a))+1/float64(len(b))))
+	return 2 * NormalCDF(-math.Abs(z))
+}

@@ -190,3 +190,19 @@ func TestZQuantile(t *testing.T) {
 		t.Errorf("NormalCDF(1.96) = %g", p)
 	}
 }
+
+// MeanDiffP on values worked by hand: means 100 and 103, pooled sd 1
+// raised to the floor 2, three samples a side: z = 3/(2·sqrt(2/3)) =
+// 1.8371, p = 0.0662; with the floor below the spread, z = 3.6742,
+// p = 0.000239.
+func TestMeanDiffP(t *testing.T) {
+	a, b := []float64{99, 100, 101}, []float64{102, 103, 104}
+	for _, tt := range []struct{ floor, want float64 }{{2, 0.0662}, {0.5, 0.000239}} {
+		if p := MeanDiffP(a, b, tt.floor); !near(p, tt.want, 0.01*tt.want) {
+			t.Errorf("floor %g: p = %.4g, want %.4g", tt.floor, p, tt.want)
+		}
+	}
+	if p := MeanDiffP(a, a, 0); p != 1 {
+		t.Errorf("identical samples: p = %g, want 1", p)
+	}
+}
