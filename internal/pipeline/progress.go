@@ -18,6 +18,7 @@ type progress struct {
 	good, bad bisect.Commit
 	names     map[string]string // hash -> "good 11.8.6", "bad 12.0.1"
 	level     map[string]string // hash -> "good" or "bad": the end it performs like
+	counted   map[string]int    // phase/hash -> the run count last printed
 	start     time.Time
 	now       func() time.Time
 	steps     int
@@ -30,7 +31,7 @@ func newProgress(io *ui.IO, p *bisect.Plan, good, bad string) bisect.Progress {
 	}
 	pr := &progress{io: io, good: p.Good, bad: p.Bad, now: time.Now,
 		names: map[string]string{p.Good.Hash: "good " + good, p.Bad.Hash: "bad " + bad},
-		level: map[string]string{p.Good.Hash: "good", p.Bad.Hash: "bad"}}
+		level: map[string]string{p.Good.Hash: "good", p.Bad.Hash: "bad"}, counted: map[string]int{}}
 	pr.start = pr.now()
 	// endpoints, merge base, one verdict per halving, one verification
 	pr.total = 1 + stepsFor(p.Commits) + 1
@@ -53,7 +54,11 @@ func (p *progress) event(ev bisect.Event) {
 	case ev.Message != "":
 		p.io.Printf("%s: %s", ev.Phase, ev.Message)
 	case ev.Verdict == "":
-		if ev.Runs%5 == 0 {
+		// every fifth run, once: a fetch that adds no sample (a reused
+		// run, an identical binary) repeats the count
+		key := ev.Phase + "/" + ev.Commit.Hash
+		if ev.Runs > 0 && ev.Runs%5 == 0 && p.counted[key] != ev.Runs {
+			p.counted[key] = ev.Runs
 			p.io.Printf("%s: %s %d runs%s", ev.Phase, ev.Commit.Short, ev.Runs, commitsLeft(ev.Left))
 		}
 	default:

@@ -66,3 +66,19 @@ func TestProgressQuiet(t *testing.T) {
 		t.Error("a quiet IO gets a progress printer")
 	}
 }
+
+// A run count is printed every fifth run and once: fetches that add no
+// sample (reused runs, identical binaries) repeat the count, and no
+// "0 runs" line is printed.
+func TestProgressCountsOnce(t *testing.T) {
+	var buf bytes.Buffer
+	plan := &bisect.Plan{Good: bisect.Commit{Hash: "g"}, Bad: bisect.Commit{Hash: "b"}, Commits: 4}
+	pr := newProgress(ui.New(&buf, &buf, false), plan, "v1", "v2")
+	c := bisect.Commit{Hash: "m", Short: "m"}
+	for _, n := range []int{0, 0, 0, 1, 5, 5, 5, 6, 10} {
+		pr(bisect.Event{Phase: "verify", Commit: c, Runs: n})
+	}
+	if got, want := buf.String(), "verify: m 5 runs\nverify: m 10 runs\n"; got != want {
+		t.Errorf("progress:\n%q\nwant\n%q", got, want)
+	}
+}
