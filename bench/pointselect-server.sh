@@ -6,7 +6,8 @@
 #   bench/pointselect-server.sh stop DIR
 #
 # Prints nothing on success but the socket path (DIR/mysql.sock) on start.
-# Knobs (env): PS_BUFFER_POOL (default 6G), PS_MARIADBD (/usr/sbin/mariadbd).
+# Knobs (env): PS_BUFFER_POOL (default 6G), PS_MARIADBD (/usr/sbin/mariadbd),
+# PS_SERVER_CPUS (taskset CPU list for the server; default unpinned).
 set -euo pipefail
 
 cmd=${1:?start|stop} dir=${2:?datadir parent} port=${3:-53601}
@@ -21,7 +22,9 @@ start)
 			--auth-root-authentication-method=normal --skip-test-db >"$dir/install-db.log" 2>&1 ||
 			{ cat "$dir/install-db.log" >&2; exit 1; }
 	fi
-	"$mariadbd" --no-defaults --datadir="$dir/data" --user=root --socket="$sock" \
+	pin=()
+	[ -z "${PS_SERVER_CPUS:-}" ] || pin=(taskset -c "$PS_SERVER_CPUS")
+	"${pin[@]}" "$mariadbd" --no-defaults --datadir="$dir/data" --user=root --socket="$sock" \
 		--port="$port" --bind-address=127.0.0.1 --pid-file="$dir/mysql.pid" \
 		--log-error="$dir/mysql.err" --innodb-buffer-pool-size="${PS_BUFFER_POOL:-6G}" \
 		--innodb-log-file-size=1G --innodb-flush-log-at-trx-commit=0 --skip-log-bin \

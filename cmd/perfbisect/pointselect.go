@@ -30,6 +30,7 @@ type pointselectOptions struct {
 	events             int64
 	percentile         int
 	clientProcs        int
+	clientCPUs         string
 	histogram          onOff
 	json               bool
 	ignoreErrors       string

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfbisect/perfbisect/internal/pointselect"
+	"github.com/perfbisect/perfbisect/internal/runner"
 )
 
 func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
@@ -31,6 +32,8 @@ func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
 	f.BoolVar(&opts.json, "json", false, "print the result as one JSON object instead of the text report")
 	f.IntVar(&opts.clientProcs, "client-procs", 0,
 		"CPUs the client may use at once (GOMAXPROCS); 0 = a quarter of the machine's, at least 1")
+	f.StringVar(&opts.clientCPUs, "client-cpus", "",
+		"pin the client to these CPUs (taskset list, e.g. 1 or 2-3); --client-procs then defaults to their number")
 	f.StringVar(&opts.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205",
 		"server errors counted and retried, or 'all' (lost connections always reconnect)")
 	return cmd
@@ -59,7 +62,20 @@ func runPointselectRun(ctx context.Context, a *app, opts *pointselectOptions) er
 	if err != nil {
 		return err
 	}
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(pointselect.ClientProcs(opts.clientProcs)))
+	procs := pointselect.ClientProcs(opts.clientProcs)
+	if opts.clientCPUs != "" {
+		set, err := runner.ParseCPUList(opts.clientCPUs)
+		if err != nil {
+			return usageErrorf("--client-cpus: %v", err)
+		}
+		if err := runner.PinProcess(opts.clientCPUs); err != nil {
+			return err
+		}
+		if opts.clientProcs == 0 {
+			procs = set.Count() // the client owns these CPUs
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 	if !opts.json {
 		pointselect.WriteHeader(a.io.Err, cfg, false)
 	}
