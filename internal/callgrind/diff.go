@@ -3,6 +3,7 @@ package callgrind
 import (
 	"math"
 	"sort"
+	"strings"
 )
 
 // A Side is one profile of a comparison and the number of queries it
@@ -169,4 +170,18 @@ func Sum(ps ...*Profile) *Profile {
 		}
 	}
 	return out
+}
+
+// TrimFiles makes the file names under dir relative to it, so a report
+// says storage/innobase/row/row0sel.cc, not the build's work directory.
+func (d *Diff) TrimFiles(dir string) {
+	if dir == "" {
+		return
+	}
+	prefix := strings.TrimSuffix(dir, "/") + "/"
+	for _, fs := range [][]FuncDelta{d.Self, d.Inclusive} {
+		for i := range fs {
+			fs[i].File = strings.TrimPrefix(fs[i].File, prefix)
+		}
+	}
 }

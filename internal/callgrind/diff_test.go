@@ -102,3 +102,12 @@ func TestSumAddsProfiles(t *testing.T) {
 		t.Error("Sum changed its input")
 	}
 }
+
+func TestTrimFiles(t *testing.T) {
+	d := Diff{Self: []FuncDelta{{File: "/w/src/storage/row0sel.cc"}, {File: "./string/strcmp.S"}},
+		Inclusive: []FuncDelta{{File: "/w/src/sql/sql_prepare.cc"}}}
+	d.TrimFiles("/w/src/")
+	if d.Self[0].File != "storage/row0sel.cc" || d.Self[1].File != "./string/strcmp.S" || d.Inclusive[0].File != "sql/sql_prepare.cc" {
+		t.Errorf("files %q %q %q", d.Self[0].File, d.Self[1].File, d.Inclusive[0].File)
+	}
+}

@@ -45,6 +45,9 @@ func (t *Target) profiles(ctx context.Context, res *bisect.Result) ([]Profile, e
 		if err != nil {
 			return nil, fmt.Errorf("where the instructions of %s went: %w", c.Commit.Short, err)
 		}
+		if t.builds != nil && t.builds.Builder != nil {
+			d.TrimFiles(t.builds.Builder.SourceDir())
+		}
 		out = append(out, Profile{Commit: c.Commit, Parent: c.Parent, Diff: d})
 	}
 	return out, nil
