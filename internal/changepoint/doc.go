@@ -11,7 +11,11 @@
 // and removes the weakest (the highest p-value above Options.PValue,
 // else the smallest relative change below Options.MinMagnitude), one at a
 // time, re-testing BOTH neighbours of each removed point (Otava re-tests
-// only the right one), until every remaining point passes.
+// only the right one), until every remaining point passes. Options.Refine
+// then moves each change point to the least-squares split between its
+// neighbours, or, with Options.RefineWithin w, to the split where the
+// posterior of a single step's location has the most mass within w
+// points (a small step's location is uncertain by a few points).
 //
 // A Detector keeps its weak change points, so appending a night re-scans
 // only the tail of the series. Change points go both ways: a drop and a

@@ -24,7 +24,7 @@ func TestParseConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if c.Remote != "origin" || c.Metric != "tps" || c.Runs != 7 || c.Slack != 4 || c.Confirm != 3 ||
-		c.Detect.Window != 50 || c.Detect.PValue != 0.001 || c.Night.Duration != 12*time.Hour ||
+		c.Detect.Window != 50 || c.Detect.PValue != 0.001 || c.Detect.RefineWithin != 2 || c.Night.Duration != 12*time.Hour ||
 		c.Workload.Threads != 64 || c.Workload.Tables == 0 || c.Workload.Spec().Time != 30*time.Second {
 		t.Errorf("config with defaults: %+v", c)
 	}
@@ -38,7 +38,8 @@ func TestParseConfig(t *testing.T) {
 		`{"branches": ["main"], "metric": "latency"}`,     // not trackable
 		`{"branches": ["main"], "runs": 1}`,               // too few runs
 		`{"branches": ["main"], "detect": {"window": 2}}`, // window
-		`{"branches": ["main"], "night": "soon"}`,         // duration
+		`{"branches": ["main"], "detect": {"refine_within": -1}}`,
+		`{"branches": ["main"], "night": "soon"}`, // duration
 	} {
 		if _, err := ParseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("ParseConfig(%s): no error", bad)
