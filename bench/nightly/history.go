@@ -166,6 +166,9 @@ func (h history) tracker(s *store.Store, tgt track.Target, api string, runs int)
 	cfg := track.Config{Branches: []string{"main"}, Runs: runs, Confirm: confirm, Slack: slack}
 	cfg.Detect.PValue, cfg.Detect.Window = pValue, window
 	cfg = cfg.WithDefaults()
+	if within >= 0 {
+		cfg.Detect.RefineWithin = within // after the defaults: 0 means the least-squares split here
+	}
 	return &track.Tracker{Config: cfg, Store: s, Target: tgt, IO: ui.Discard(),
 		Workload: pipeline.Workload{Name: "sim", ConfigHash: fmt.Sprintf("sim%d", h.seed)},
 		Filer:    &track.GitHubFiler{Store: s, Issues: ghissue.Filer{Owner: "o", Repo: "r", Client: client}}}, cfg, nil

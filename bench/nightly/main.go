@@ -32,6 +32,7 @@ var (
 	pValue  float64
 	window  int
 	slack   int
+	within  int
 	verbose bool
 )
 
@@ -72,6 +73,7 @@ func main() {
 	flag.Float64Var(&pValue, "p", 0, "track config: detect.p_value (0: the default)")
 	flag.IntVar(&slack, "slack", 0, "track config: slack nights (0: the default)")
 	flag.IntVar(&window, "window", 0, "track config: detect.window (0: the default)")
+	flag.IntVar(&within, "refine-within", -1, "track config: detect.refine_within (0: the least-squares split; -1: the default)")
 	write := flag.String("write-scenario", "", "write the nightly demo scenario (track.NightlyDemo) to this file and stop")
 	only := flag.String("only", "", "replay only the groups whose name contains this")
 	flag.BoolVar(&verbose, "v", false, "print every false alarm and miss to stderr")
