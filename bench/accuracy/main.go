@@ -89,6 +89,8 @@ func main() {
 		s := newScenario(g.kind, g.ratio, g.cv, *trace)
 		s.progress = bisect.TextProgress(os.Stderr)
 		o, err := s.run(context.Background(), cfg)
+		s.printTrace(os.Stderr, o.res)
+		o.res = nil
 		fmt.Fprintf(os.Stderr, "%+v %v\n", o, err)
 		return
 	}

@@ -152,7 +152,8 @@ type outcome struct {
 	naiveRuns           int
 	fairExact           bool // the naive bisect with the engine's runs spread over its commits
 	fairFalse           bool
-	why                 string // for -v: the result's warnings when not exact
+	res                 *bisect.Result // kept for -trace only
+	why                 string         // for -v: the result's warnings when not exact
 }
 
 // run bisects s with cfg and with the naive baseline.
@@ -170,6 +171,9 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 		}
 	}
 	o := outcome{status: res.Status, runs: s.m.runs, builds: len(s.m.built)}
+	if s.progress != nil {
+		o.res = res
+	}
 	o.exact = len(s.truth) > 0 && sameSet(found, s.truth)
 	covered := map[string]bool{}
 	for _, g := range res.Gradual {
@@ -188,8 +192,8 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 			o.falseCulprit = true
 		}
 	}
-	if (!o.exact && len(s.truth) > 0) || (s.kind == kindSingle && o.builds > int(math.Ceil(math.Log2(float64(s.n))))+3) {
-		o.why = fmt.Sprintf("seed %d: %s ratio %.1f n %d builds %d status %s culprits %d rejected %d skipped %d warnings %q", s.seed, s.kind, s.ratio, s.n, o.builds, res.Status, len(res.Culprits), len(res.Rejected), len(res.Skipped), res.Warnings)
+	if (!o.exact && len(s.truth) > 0) || o.falseCulprit || (s.kind == kindSingle && o.builds > int(math.Ceil(math.Log2(float64(s.n))))+3) {
+		o.why = fmt.Sprintf("%sseed %d: %s ratio %.1f n %d builds %d status %s culprits %d rejected %d skipped %d warnings %q", map[bool]string{true: "FALSE "}[o.falseCulprit], s.seed, s.kind, s.ratio, s.n, o.builds, res.Status, len(res.Culprits), len(res.Rejected), len(res.Skipped), res.Warnings)
 	}
 	bound := int(math.Ceil(math.Log2(float64(s.n)))) + 3
 	o.withinBuildBound = o.builds <= bound
