@@ -112,9 +112,11 @@ func (v *durationValue) Set(s string) error {
 	return nil
 }
 
+// String is "0" for zero, which pflag's help leaves out as a default
+// (a flag whose zero means "derived", like --drop-at, says so itself).
 func (v *durationValue) String() string {
-	if v.p == nil {
-		return "0s"
+	if v.p == nil || *v.p == 0 {
+		return "0"
 	}
 	return v.p.String()
 }

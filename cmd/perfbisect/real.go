@@ -33,7 +33,8 @@ func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
 // addMetricFlag binds --metric, what one sample measures.
 func addMetricFlag(fs *pflag.FlagSet, metric *string) {
 	fs.StringVar(metric, "metric", "tps", "what a sample measures: tps (a timed run's throughput) or instructions "+
-		"(the server's instructions per query under callgrind: near-deterministic, 2-3 samples a commit; real builds only)")
+		"(the server's instructions per query under callgrind: near-deterministic, 2-3 samples a commit; real builds only); "+
+		"with --workload drop-table-stall: longest_stall (the default there) or drop_duration")
 }
 
 // validateSpec turns an invalid spec into a usage error (exit 2).
