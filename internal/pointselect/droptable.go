@@ -3,6 +3,7 @@ package pointselect
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -135,9 +136,13 @@ func DropStall(ctx context.Context, db *sql.DB, b *MySQL, cfg DropConfig, progre
 		}
 	}()
 	res, err := Run(runCtx, b, cfg.Run, nil)
+	ranOut := err == nil && runCtx.Err() == nil // the run ended on its own
 	stop()
 	wg.Wait()
 	switch {
+	case ranOut && dropErr != nil && errors.Is(dropErr, context.Canceled) && ctx.Err() == nil:
+		return nil, fmt.Errorf("DROP TABLE %s outlasted the %s run (still running %s after it began): lengthen --time",
+			table, cfg.Run.Time, time.Since(dropBegin).Round(time.Millisecond))
 	case dropErr != nil && ctx.Err() == nil:
 		return nil, fmt.Errorf("DROP TABLE %s: %w", table, dropErr)
 	case err != nil:
