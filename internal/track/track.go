@@ -265,14 +265,7 @@ func (t *Tracker) bracket(pts []store.SeriesPoint, cps []changepoint.ChangePoint
 // act bisects the change and files its culprits, recording the outcome
 // on the change point's row. Errors are kept on the change.
 func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
-	cfg := bisect.DefaultConfig
-	cfg.Improvement = c.Direction == "improvement"
-	// The change point has shown the step already: a step smaller than
-	// the default minimum effect is still bisected, down to half its size.
-	cfg.MinEffect = min(cfg.MinEffect, math.Abs(c.Change)/2)
-	// and bisected even when the engine finds it small for MaxRuns.
-	cfg.Force = true
-	cfg.VerifyRuns, cfg.MaxRuns = 40, 60
+	cfg := bisectConfig(c.Direction, c.Change)
 	out, err := t.Target.Bisect(ctx, pipeline.BisectOptions{Good: c.Good, Bad: c.Bad, Config: cfg})
 	if err != nil {
 		c.Status, c.Error = statusFailed, err.Error()
@@ -297,6 +290,23 @@ func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
 		}
 	}
 	t.save(ctx, row)
+}
+
+// bisectConfig is the engine's config for a change point of the given
+// direction and relative change. The change point has shown the step
+// already: a step smaller than the default minimum effect is still
+// bisected, down to half its size, even when the engine finds it small
+// for MaxRuns; the endpoints get 20 runs a look (up to 60 a side), as a
+// step of 1.5 night-to-night SDs is only a run-to-run SD or so and 10 a
+// look often fail to reproduce it (TestBisectConfigReproducesSmallSteps).
+func bisectConfig(direction string, change float64) bisect.Config {
+	cfg := bisect.DefaultConfig
+	cfg.Improvement = direction == "improvement"
+	cfg.MinEffect = min(cfg.MinEffect, math.Abs(change)/2)
+	cfg.Force = true
+	cfg.VerifyRuns, cfg.MaxRuns = 40, 60
+	cfg.EndpointRuns = 20
+	return cfg
 }
 
 func (t *Tracker) save(ctx context.Context, row *store.SeriesChange) {
