@@ -37,6 +37,7 @@ type bisectOptions struct {
 	fresh       bool
 	confirm     string
 	confirmRuns int
+	fleet       fleetOptions
 }
 
 func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
@@ -58,6 +59,7 @@ func addBisectFlags(fs *pflag.FlagSet, o *bisectOptions) {
 	fs.StringVar(&o.confirm, "confirm", "", "with --metric instructions: 'tps' measures each culprit and its parent in throughput too")
 	fs.IntVar(&o.confirmRuns, "confirm-runs", 10, "with --confirm tps: interleaved TPS runs of each")
 	addRealFlags(fs, &o.spec.Real)
+	addFleetFlags(fs, &o.fleet)
 }
 
 func newBisectCmd(a *app) *cobra.Command {
@@ -139,8 +141,13 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 		return err
 	}
 	defer t.Close()
+	remote, fleetDone, err := fleetRemote(ctx, a, o.fleet, func() pipeline.Spec { return t.Spec })
+	if err != nil {
+		return err
+	}
+	defer fleetDone()
 	out, err := t.Bisect(ctx, pipeline.BisectOptions{Good: o.good, Bad: o.bad, Config: cfg, ResumeID: o.resume, Fresh: o.fresh,
-		ConfirmRuns: confirmRuns})
+		ConfirmRuns: confirmRuns, Remote: remote})
 	if err != nil {
 		return bisectError(err)
 	}

@@ -88,6 +88,7 @@ With --good and --bad and no command, it bisects: 'perfbisect --good 11.8.6
 		newReportCmd(a),
 		newScenarioCmd(a),
 		newTrackCmd(a), newHistoryCmd(a),
+		newWorkerCmd(a),
 	)
 	guardGroups(cmd)
 	return cmd

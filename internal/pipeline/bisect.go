@@ -52,6 +52,9 @@ type BisectOptions struct {
 	// ConfirmRuns, for an instructions bisect, measures each culprit and
 	// its parent with that many interleaved TPS runs (0: none).
 	ConfirmRuns int
+	// Remote, when set, gives the measurer the engine uses instead of the
+	// target's local one, which it receives (fleet mode: package fleet).
+	Remote func(local *Measurer) (bisect.Measurer, error)
 }
 
 // An Outcome is a finished bisect.
@@ -127,6 +130,13 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 	defer func() { stop() }()
 	m := t.Measurer(o.Fresh)
 	eng.Measurer = m
+	if o.Remote != nil {
+		if eng.Measurer, err = o.Remote(m); err != nil {
+			stop()
+			t.release(ctx, row.ID, owner, store.BisectFailed, nil)
+			return nil, err
+		}
+	}
 	eng.Progress = newProgress(t.io, plan, o.Good, o.Bad)
 	eng.Journal = &Journal{Store: t.store, BisectID: row.ID}
 	res, err := eng.Execute(ctx, plan)

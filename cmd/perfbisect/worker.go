@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/fleet"
+	"github.com/perfbisect/perfbisect/internal/pipeline"
+)
+
+func newWorkerCmd(a *app) *cobra.Command {
+	var cfg fleet.WorkerConfig
+	cmd := &cobra.Command{
+		Use:   "worker --db postgres://… [--host NAME] [--queue Q]",
+		Short: "Take measure jobs of fleet bisects on this benchmark host",
+		Long: `worker runs on a benchmark host and takes measure jobs from the queue
+that 'perfbisect bisect --fleet' fills (River, in the store's Postgres):
+each job builds a commit (or asks the dry-run model) and takes samples, one
+job at a time per host name. Every run goes to the store as in a local
+bisect. SIGTERM or Ctrl-C stops it; a job in progress goes back to the
+queue. A killed worker's job is re-run elsewhere after --rescue-after.`,
+		Example: `  perfbisect worker --db postgres://perfbisect@db/perfbisect --host bench1 --queue epyc`,
+		Args:    noArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.dbURL == "" {
+				return usageErrorf("worker needs a Postgres store: --db postgres://… (or PERFBISECT_DB)")
+			}
+			cfg.DSN, cfg.Log = a.dbURL, a.io.Progress()
+			return fleet.RunWorker(cmd.Context(), cfg)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&cfg.Host, "host", "", "this benchmark host's name (default: the host name); one worker per name")
+	fs.StringVar(&cfg.Queue, "queue", fleet.DefaultQueue, "queue of this host's class (identical machines share one)")
+	fs.DurationVar(&cfg.Beat, "heartbeat", 5*time.Second, "heartbeat interval")
+	fs.DurationVar(&cfg.RescueAfter, "rescue-after", time.Minute, "re-run a job elsewhere when its worker has not beaten for this long")
+	fs.DurationVar(&cfg.SampleDelay, "sample-delay", 0, "sleep before each sample (tests and demos)")
+	_ = fs.MarkHidden("sample-delay")
+	return cmd
+}
+
+// fleetOptions are bisect's fleet flags.
+type fleetOptions struct {
+	on    bool
+	queue string
+}
+
+func addFleetFlags(fs *pflag.FlagSet, o *fleetOptions) {
+	fs.BoolVar(&o.on, "fleet", false, "have 'perfbisect worker' processes take the samples (needs a Postgres --db)")
+	fs.StringVar(&o.queue, "fleet-queue", fleet.DefaultQueue, "with --fleet: the queue (host class) to use")
+}
+
+// fleetRemote connects to the fleet and returns the hook that gives the
+// engine the fleet's measurer, and a function printing the hosts used.
+func fleetRemote(ctx context.Context, a *app, o fleetOptions, spec func() pipeline.Spec) (
+	func(*pipeline.Measurer) (bisect.Measurer, error), func(), error) {
+	if !o.on {
+		return nil, func() {}, nil
+	}
+	pool, err := fleet.Connect(ctx, a.dbURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctrl, err := fleet.NewController(pool, o.queue, a.io.Progress())
+	if err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	var key string
+	remote := func(local *pipeline.Measurer) (bisect.Measurer, error) {
+		m, err := ctrl.Measurer(spec(), local)
+		if err == nil {
+			key = m.SpecKey()
+		}
+		return m, err
+	}
+	done := func() {
+		defer pool.Close()
+		if key == "" {
+			return
+		}
+		if hosts, err := fleet.HostSummary(context.WithoutCancel(ctx), pool, key); err == nil {
+			a.io.Printf("fleet: samples by host: %s", hosts)
+		}
+	}
+	return remote, done, nil
+}
