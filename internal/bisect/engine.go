@@ -32,6 +32,10 @@ type run struct {
 	// for the between-build variance.
 	anchor map[string]string
 	ids    map[string]string // Identifier answers, by hash
+	// controls are the steps between neighbouring builds of one level
+	// measured to check culprits that are not the bisect's first answer.
+	controls    []control
+	controlSeen map[string]bool // pairs (older+newer hash) measured as controls
 }
 
 // Run bisects between good (old, the reference) and bad (new) and returns

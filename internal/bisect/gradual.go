@@ -54,7 +54,11 @@ func (r *run) groupGradual() {
 			(cs[j].c.Effect.Delta < 0) == (cs[i].c.Effect.Delta < 0) {
 			j++
 		}
-		if j-i >= 2 && !r.inGradual(cs[i].c.Commit) {
+		covered := true // a group reaching beyond the ranges found during the search is a range of its own
+		for _, x := range cs[i:j] {
+			covered = covered && r.inGradual(x.c.Commit)
+		}
+		if j-i >= 2 && !covered {
 			g := Gradual{Low: cs[i].c.Parent, High: cs[j-1].c.Commit, Branch: cs[i].c.Branch}
 			for _, x := range cs[i:j] {
 				g.Commits = append(g.Commits, x.c.Commit)
@@ -102,7 +106,9 @@ func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force
 		if err != nil || !ok {
 			return false, err
 		}
-		ch := r.compare(r.l.since(a, start), r.l.since(b, start), gradualAlpha)
+		xa, xb := r.l.since(a, start), r.l.since(b, start)
+		r.addControl(a, b, xa, xb)
+		ch := r.compare(xa, xb, gradualAlpha)
 		return ch.Differs && (ch.Delta < 0) == down, nil
 	}
 	r.event("verify", "%s explains %.0f %% of its range's change: testing its neighbours", cu.Commit.Short, 100*cu.ShareOfRange)

@@ -13,6 +13,7 @@ type span struct {
 	commits []Commit
 	branch  string
 	tested  bool // the ends are known to differ
+	sub     bool // a half or a remaining range: a culprit in it is a second answer
 }
 
 func (s span) first() Commit { return s.commits[0] }
@@ -97,24 +98,40 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		if err != nil {
 			return nil, err
 		}
-		if c.Verified && moves < maxMoves {
+		if c.Verified {
 			moved, err := r.neighbours(ctx, s, b, c)
 			if err != nil {
 				return nil, err
 			}
 			if moved {
-				moves++
 				r.res.Rejected = append(r.res.Rejected, c)
+				if moves++; moves > maxMoves {
+					r.res.BuildVariance.Limited = true
+					r.warnf("%s..%s: %d candidates in a row were steps between builds: the answer is limited by build-to-build variance, not run noise; range left unresolved",
+						s.first().Short, s.last().Short, moves)
+					return nil, nil
+				}
 				continue
 			}
 		}
 		if c.Verified {
-			lo, hi, err := r.spread(ctx, s, lo, hi, &c, false)
+			l, h, err := r.spread(ctx, s, lo, hi, &c, false)
 			if err != nil {
 				return nil, err
 			}
+			if !c.Gradual && r.needsControls(s, c) {
+				ok, err := r.controlled(ctx, s, lo, hi, &c)
+				if err != nil {
+					return nil, err
+				}
+				if !ok {
+					c.Verified, c.Effect.BuildLimited = false, true
+					r.res.Rejected = append(r.res.Rejected, c)
+					return r.remaining(s, l, h), nil
+				}
+			}
 			r.res.Culprits = append(r.res.Culprits, c)
-			return r.remaining(s, lo, hi), nil
+			return r.remaining(s, l, h), nil
 		}
 		if c.Effect.BuildLimited {
 			l, h, err := r.spread(ctx, s, lo, hi, &c, true)
@@ -199,8 +216,8 @@ func (r *run) narrow(ctx context.Context, s span, b *bracket) ([]span, error) {
 			// Verdicts so far assumed one step; start both halves afresh.
 			r.event("bisect", "%s differs from both %s and %s: searching both halves", cs[mid].Short, s.first().Short, s.last().Short)
 			return []span{
-				{commits: cs[:mid+1], branch: s.branch},
-				{commits: cs[mid:], branch: s.branch},
+				{commits: cs[:mid+1], branch: s.branch, sub: true},
+				{commits: cs[mid:], branch: s.branch, sub: true},
 			}, nil
 		case VerdictAmbiguous:
 			b.skipped[mid] = true
@@ -285,10 +302,10 @@ func (r *run) remaining(s span, lo, hi int) []span {
 	}
 	var more []span
 	if lo > 0 && shifted(s.first(), cs[lo]) {
-		more = append(more, span{commits: cs[:lo+1], branch: s.branch})
+		more = append(more, span{commits: cs[:lo+1], branch: s.branch, sub: true})
 	}
 	if hi < len(cs)-1 && shifted(cs[hi], s.last()) {
-		more = append(more, span{commits: cs[hi:], branch: s.branch})
+		more = append(more, span{commits: cs[hi:], branch: s.branch, sub: true})
 	}
 	return more
 }
@@ -298,10 +315,10 @@ func (r *run) remaining(s span, lo, hi int) []span {
 func (r *run) sidesOf(s span, lo, hi int) []span {
 	var more []span
 	if lo > 0 {
-		more = append(more, span{commits: s.commits[:lo+1], branch: s.branch})
+		more = append(more, span{commits: s.commits[:lo+1], branch: s.branch, sub: true})
 	}
 	if hi < len(s.commits)-1 {
-		more = append(more, span{commits: s.commits[hi:], branch: s.branch})
+		more = append(more, span{commits: s.commits[hi:], branch: s.branch, sub: true})
 	}
 	return more
 }
@@ -336,61 +353,4 @@ func pickMid(lo, hi int, skipped map[int]bool, built func(int) bool) int {
 		}
 	}
 	return first
-}
-
-// maxMoves bounds the culprits a span's neighbour checks may reject.
-const maxMoves = 3
-
-// neighbours checks a verified culprit pair (lo, hi] of s against the
-// builds beside it: the culprit's child must be like the high end and
-// the parent's parent like the low end. With build-to-build offsets a
-// midpoint of one level can look like the other; the search then
-// converges on that midpoint, and its pair verifies a step that is layout,
-// not code. A child like the low end means the culprit was such a
-// midpoint (it is moved to the low side); a grandparent like the high end
-// means the parent was (moved to the high side), each only once fresh
-// interleaved runs show the step back (stepsBack), so a host that changed
-// speed during the classification cannot move a true culprit. moved
-// reports a move:
-// the bracket changed and the search resumes.
-func (r *run) neighbours(ctx context.Context, s span, b *bracket, c Culprit) (bool, error) {
-	cs := s.commits
-	lo, hi := b.lo(), b.hi()
-	if hi+1 < len(cs)-1 && !b.skipped[hi+1] && len(r.verdicts[cs[hi+1].Hash]) == 0 {
-		v, err := r.classify(ctx, s, cs[hi+1], 0)
-		if err != nil {
-			return false, err
-		}
-		if v == VerdictLikeLow && r.stepsBack(ctx, c.Commit, cs[hi+1], c.Effect.Delta) {
-			b.his = b.his[:len(b.his)-1]
-			b.los = append(b.los, hi+1)
-			r.warnf("%s: its child %s is like %s: the step is between builds, not the culprit's change", c.Commit.Short, cs[hi+1].Short, s.first().Short)
-			return true, nil
-		}
-	}
-	if lo-1 > 0 && !b.skipped[lo-1] && len(r.verdicts[cs[lo-1].Hash]) == 0 {
-		v, err := r.classify(ctx, s, cs[lo-1], 0)
-		if err != nil {
-			return false, err
-		}
-		if v == VerdictLikeHigh && r.stepsBack(ctx, cs[lo-1], c.Parent, c.Effect.Delta) {
-			b.los = b.los[:len(b.los)-1]
-			b.his = append(b.his, lo-1)
-			r.warnf("%s: its parent's parent %s is like %s: the step is between builds, not the culprit's change", c.Commit.Short, cs[lo-1].Short, s.last().Short)
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// stepsBack reports whether fresh interleaved runs of a and b show a step
-// from a to b opposite in sign to delta (the culprit's change).
-func (r *run) stepsBack(ctx context.Context, a, b Commit, delta float64) bool {
-	start := r.l.runs
-	ok, err := r.pairUp(ctx, "verify", a, b, start, r.cfg.VerifyRuns)
-	if err != nil || !ok {
-		return false
-	}
-	ch := r.compare(r.l.since(a, start), r.l.since(b, start), r.cfg.Alpha)
-	return ch.Differs && (ch.Delta < 0) != (delta < 0)
 }
