@@ -263,4 +263,14 @@ func printTargets(w io.Writer, rows []row) {
 	fmt.Fprintf(w, "- false culprit on A/A: %s of %d (target <= 1 %%)\n", pct(falseAA, nAA), nAA)
 	fmt.Fprintf(w, "- builds <= ceil(log2 N)+3 on single-culprit bisects that found it: %s of %d; %d over, by at most %d\n",
 		pct(within, nSingle), nSingle, over, worst)
+	for _, r := range rows {
+		if r.kind != kindGradual || len(r.out) == 0 {
+			continue
+		}
+		lone := 0
+		for _, o := range r.out {
+			lone += b2i(o.lone)
+		}
+		fmt.Fprintf(w, "- gradual at cv %g %%: commits named without the whole change (not all three, no range) in %s of %d (target 0)\n", 100*r.cv, pct(lone, len(r.out)), len(r.out))
+	}
 }

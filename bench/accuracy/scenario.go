@@ -152,6 +152,7 @@ type outcome struct {
 	naiveRuns           int
 	fairExact           bool // the naive bisect with the engine's runs spread over its commits
 	fairFalse           bool
+	lone                bool           // gradual: some commits named culprits, not all three, no range covering them
 	res                 *bisect.Result // kept for -trace only
 	why                 string         // for -v: the result's warnings when not exact
 }
@@ -186,6 +187,7 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 		o.exact = res.Status == bisect.StatusNotReproduced
 	case kindGradual: // every commit named, or a range covering them all called gradual
 		o.exact = o.exact || (len(res.Gradual) > 0 && covered[s.truth[0]] && covered[s.truth[2]] && len(covered) <= 8)
+		o.lone = !o.exact && len(found) > 0
 	}
 	for _, f := range found {
 		if !slices.Contains(s.truth, f) && !covered[f] {
