@@ -77,16 +77,16 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err := cfg.defaults(); err != nil {
 		return err
 	}
+	pool, err := Connect(ctx, cfg.DSN) // first: refuses a SQLite path before creating one
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
 	st, err := store.Open(ctx, cfg.DSN, store.Options{})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	pool, err := Connect(ctx, cfg.DSN)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
 	unlock, err := lockHost(ctx, pool, cfg.Host)
 	if err != nil {
 		return err
