@@ -10,7 +10,7 @@ import (
 )
 
 // line is a straight history c0..cN for the engine.
-type line struct{ n int }
+type line struct{}
 
 func (l line) commit(i int) bisect.Commit {
 	h := fmt.Sprintf("c%d", i)
