@@ -59,6 +59,10 @@ if [ "${PERFBISECT_SKIP_LINT:-0}" != 1 ]; then
 	gofiles=()
 	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
 		built=$(git ls-files | grep -E '\.test$|\.out$|\.prof$' || true)
+		# Any executable compiled into the tree (ELF), whatever its name.
+		while IFS= read -r f; do
+			if [ -f "$f" ] && [ "$(head -c4 "$f" | od -An -c | tr -d ' ')" = '177ELF' ]; then built="$built $f"; fi
+		done < <(git ls-files)
 		[ -z "$built" ] || fail "build outputs are committed ($(echo $built)): git rm --cached them (.gitignore keeps them out)"
 		while IFS= read -r f; do [ ! -e "$f" ] || gofiles+=("$f"); done < <(git ls-files --cached --others --exclude-standard '*.go' | sort -u)
 	else # an exported tree: no history to check, every Go file to format
