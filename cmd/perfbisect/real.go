@@ -22,8 +22,11 @@ func addRealFlags(fs *pflag.FlagSet, o *pipeline.RealSpec) {
 	fs.StringArrayVar(&o.CMakeFlags, "cmake-flag", nil, "extra cmake flag for the build, e.g. -DWITH_ASAN=ON (repeatable)")
 	fs.StringVar(&o.Recipe, "recipe", "", "build recipe file (JSON) read over the default MariaDB recipe")
 	fs.BoolVar(&o.NoRestart, "no-restart", false, "keep one server for all repeats of a build instead of restarting it")
-	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server with taskset to these CPUs (e.g. 1 or 2-3)")
-	fs.StringVar(&o.ClientCPUs, "client-cpus", "", "pin perfbisect itself (the client) to these CPUs")
+	fs.StringVar(&o.ServerCPUs, "server-cpus", "", "pin the server with taskset to these CPUs (e.g. 1 or 2-3; "+
+		"default: with 4 or more CPUs, all but the last quarter)")
+	fs.StringVar(&o.ClientCPUs, "client-cpus", "", "pin perfbisect itself (the client) to these CPUs "+
+		"(default: with 4 or more CPUs, the last quarter)")
+	fs.BoolVar(&o.NoPin, "no-pin", false, "let server and client share every CPU (the default below 4 CPUs)")
 	fs.StringVar(&o.Workload, "workload", "", "point-select (the default), or drop-table-stall (point selects while a large warmed "+
 		"table is dropped; samples are the longest stall in seconds, lower is better; --metric drop_duration for the DROP's time)")
 	fs.Var(newIntValue(&o.DropRows, 0, 1, maxTableSize), "drop-rows", "drop-table-stall: rows of the dropped table (default 1000000)")

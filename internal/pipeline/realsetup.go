@@ -58,11 +58,31 @@ func (r RealSpec) protocol() runner.Protocol {
 	return p
 }
 
+// place fills in the CPU lists of runner.AutoPin unless NoPin is set, and
+// says so when it chose them.
+func (o *RealSpec) place(io *ui.IO) error {
+	if o.NoPin {
+		return nil
+	}
+	server, client, err := runner.AutoPin(o.ServerCPUs, o.ClientCPUs)
+	if err != nil {
+		return err
+	}
+	if server != o.ServerCPUs || client != o.ClientCPUs {
+		io.Printf("pinning: server on CPUs %s, client on CPUs %s (--no-pin to share them)", server, client)
+	}
+	o.ServerCPUs, o.ClientCPUs = server, client
+	return nil
+}
+
 // openReal opens the clone and sets up the builder and the bench: builds,
 // ccache and prepared data live under cache.
 func openReal(ctx context.Context, s *store.Store, spec Spec, cache string, io *ui.IO) (*Target, error) {
 	o := spec.Real
 	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if err := o.place(io); err != nil {
 		return nil, err
 	}
 	if o.ClientCPUs != "" {

@@ -50,8 +50,13 @@ type RealSpec struct {
 	CMakeFlags    []string      `json:"cmake_flags,omitempty"`
 	Recipe        string        `json:"recipe,omitempty"` // recipe file read over the default recipe
 	NoRestart     bool          `json:"no_restart,omitempty"`
-	ServerCPUs    string        `json:"server_cpus,omitempty"`
-	ClientCPUs    string        `json:"client_cpus,omitempty"`
+	// ServerCPUs and ClientCPUs pin the server (taskset) and this process
+	// (the client); with neither, a machine of runner.MinCPUsToSplit CPUs
+	// or more splits its CPUs between them (runner.SplitCPUs) unless
+	// NoPin is set.
+	ServerCPUs string `json:"server_cpus,omitempty"`
+	ClientCPUs string `json:"client_cpus,omitempty"`
+	NoPin      bool   `json:"no_pin,omitempty"`
 	// Workload is WorkloadPointSelect ("" too) or WorkloadDropStall, whose
 	// dropped table has DropRows rows and is dropped DropAt into each run
 	// (zero: pointselect.DropConfig's defaults).

@@ -52,3 +52,71 @@ func PinProcess(list string) error {
 	}
 	return nil
 }
+
+// MinCPUsToSplit is the smallest CPU count on which SplitCPUs gives the
+// client CPUs of its own: below it the server would lose too large a
+// share (on 2 CPUs, half) for the client's sake.
+const MinCPUsToSplit = 4
+
+// SplitCPUs divides the CPUs in set between the server and the client:
+// the client gets the last quarter (at least one CPU), the server the
+// rest. ok is false when the set has fewer than MinCPUsToSplit CPUs.
+//
+// Why a client of its own (BENCHMARKS.md, "Pinned and unpinned"): on
+// shared CPUs the kernel divides time per thread, so a Go client driving
+// 128 connections from a few OS threads loses CPU to the server's 128
+// connection threads and reports 0.73-0.83x sysbench's TPS; on CPUs of
+// its own it reports 0.97-1.10x.
+func SplitCPUs(set unix.CPUSet) (server, client string, ok bool) {
+	var cpus []int
+	for cpu := 0; cpu < 1024 && len(cpus) < set.Count(); cpu++ {
+		if set.IsSet(cpu) {
+			cpus = append(cpus, cpu)
+		}
+	}
+	if len(cpus) < MinCPUsToSplit {
+		return "", "", false
+	}
+	k := len(cpus) - max(1, len(cpus)/4)
+	return FormatCPUList(cpus[:k]), FormatCPUList(cpus[k:]), true
+}
+
+// FormatCPUList writes ascending CPU numbers as a taskset list, runs of
+// three or more as ranges ("0-5,8,9").
+func FormatCPUList(cpus []int) string {
+	var b strings.Builder
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		switch {
+		case j-i >= 2:
+			fmt.Fprintf(&b, "%d-%d", cpus[i], cpus[j])
+		case j > i:
+			fmt.Fprintf(&b, "%d,%d", cpus[i], cpus[j])
+		default:
+			fmt.Fprintf(&b, "%d", cpus[i])
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// AutoPin is the default placement of real runs: when neither CPU list
+// is given and this process may run on at least MinCPUsToSplit CPUs, it
+// returns SplitCPUs of them; otherwise the lists as given.
+func AutoPin(serverCPUs, clientCPUs string) (server, client string, err error) {
+	if serverCPUs != "" || clientCPUs != "" {
+		return serverCPUs, clientCPUs, nil
+	}
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		return "", "", fmt.Errorf("reading this process's CPUs: %w", err)
+	}
+	server, client, _ = SplitCPUs(set)
+	return server, client, nil
+}

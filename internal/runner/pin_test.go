@@ -46,3 +46,43 @@ func mustAtoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+func TestSplitCPUs(t *testing.T) {
+	for _, c := range []struct {
+		set, server, client string
+		ok                  bool
+	}{
+		{"0", "", "", false},
+		{"0-1", "", "", false}, // this machine: the server keeps both CPUs
+		{"0-2", "", "", false},
+		{"0-3", "0-2", "3", true},
+		{"0-7", "0-5", "6,7", true},
+		{"0-15", "0-11", "12-15", true},
+		{"2,4-6,9", "2,4-6", "9", true}, // a cgroup's odd CPUs: the last one goes to the client
+	} {
+		set, err := ParseCPUList(c.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		server, client, ok := SplitCPUs(set)
+		if server != c.server || client != c.client || ok != c.ok {
+			t.Errorf("SplitCPUs(%s) = %q, %q, %v; want %q, %q, %v", c.set, server, client, ok, c.server, c.client, c.ok)
+		}
+		if !ok {
+			continue
+		}
+		// Every CPU goes to exactly one side.
+		s, _ := ParseCPUList(server)
+		k, _ := ParseCPUList(client)
+		if s.Count()+k.Count() != set.Count() {
+			t.Errorf("SplitCPUs(%s): %s + %s do not cover the set once", c.set, server, client)
+		}
+	}
+}
+
+func TestAutoPinKeepsGivenLists(t *testing.T) {
+	server, client, err := AutoPin("1", "")
+	if err != nil || server != "1" || client != "" {
+		t.Errorf("AutoPin(1, \"\") = %q, %q, %v; want the lists as given", server, client, err)
+	}
+}
