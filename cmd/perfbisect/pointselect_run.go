@@ -33,7 +33,7 @@ func newPointselectRunCmd(a *app, opts *pointselectOptions) *cobra.Command {
 	f.IntVar(&opts.clientProcs, "client-procs", 0,
 		"CPUs the client may use at once (GOMAXPROCS); 0 = a quarter of the machine's, at least 1")
 	f.StringVar(&opts.clientCPUs, "client-cpus", "",
-		"pin the client to these CPUs (taskset list, e.g. 1 or 2-3); --client-procs then defaults to their number")
+		"pin the client to these CPUs (taskset list, e.g. 1 or 2-3); --client-procs then defaults to twice their number")
 	f.StringVar(&opts.ignoreErrors, "mysql-ignore-errors", "1213,1020,1205",
 		"server errors counted and retried, or 'all' (lost connections always reconnect)")
 	return cmd
@@ -72,7 +72,7 @@ func runPointselectRun(ctx context.Context, a *app, opts *pointselectOptions) er
 			return err
 		}
 		if opts.clientProcs == 0 {
-			procs = set.Count() // the client owns these CPUs
+			procs = pointselect.PinnedProcs(set.Count()) // the client owns these CPUs
 		}
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/perfbisect/perfbisect/internal/build"
+	"github.com/perfbisect/perfbisect/internal/pointselect"
 	"github.com/perfbisect/perfbisect/internal/repo"
 	"github.com/perfbisect/perfbisect/internal/report"
 	"github.com/perfbisect/perfbisect/internal/runner"
@@ -55,6 +56,9 @@ func (r RealSpec) protocol() runner.Protocol {
 		p.Run.Rand.Type = r.RandType
 	}
 	p.Restart = !r.NoRestart
+	if set, err := runner.ParseCPUList(r.ClientCPUs); r.ClientCPUs != "" && err == nil {
+		p.ClientProcs = pointselect.PinnedProcs(set.Count())
+	}
 	return p
 }
 
