@@ -70,15 +70,35 @@ var DefaultConfig = Config{
 }
 
 // ForMetric returns DefaultConfig set up for m: for a near-deterministic
-// metric (a noise floor of 0.05 % or more) fewer runs per look, so a
-// midpoint costs two or three samples.
+// metric (a noise floor of 0.05 % or more) fewer runs, so a midpoint costs
+// two or three samples and an endpoint or a verification three a side
+// (their comparisons use the means test on the floored spread).
 func ForMetric(m Metric) Config {
 	c := DefaultConfig
 	c.Metric = m
 	if m.NoiseFloor >= 0.0005 {
-		c.EndpointRuns, c.MinRuns, c.VerifyRuns = 6, 2, 6
+		c.EndpointRuns, c.MinRuns, c.VerifyRuns = 3, 2, 3
 	}
 	return c
+}
+
+// minComparedRuns is the fewest runs a side an endpoint or verification
+// comparison may use: a Mann-Whitney p cannot go below 0.01 with fewer
+// than 5; the floored means test of a near-deterministic metric can with 2.
+func (c Config) minComparedRuns() int {
+	if c.Metric.NoiseFloor > 0 {
+		return 2
+	}
+	return 5
+}
+
+// leastVerifyRuns is the fewest runs a side of a verification's first
+// look (verifySizes).
+func (c Config) leastVerifyRuns() int {
+	if c.Metric.NoiseFloor > 0 {
+		return 2
+	}
+	return 6
 }
 
 // Validate reports the first nonsensical setting.
@@ -92,11 +112,11 @@ func (c Config) Validate() error {
 	check(c.MinEffect >= 0 && c.MinEffect < 0.5, "min effect %v: want a fraction in [0, 0.5)", c.MinEffect)
 	check(c.Alpha > 0 && c.Alpha < 0.5, "alpha %v: want (0, 0.5)", c.Alpha)
 	check(c.ClassifyError > 0 && c.ClassifyError < 0.25, "classify error %v: want (0, 0.25)", c.ClassifyError)
-	check(c.EndpointRuns >= 5, "endpoint runs %d: want at least 5 (fewer cannot reach a Mann-Whitney p below 0.01)", c.EndpointRuns)
+	check(c.EndpointRuns >= c.minComparedRuns(), "endpoint runs %d: want at least %d (fewer cannot reach p below 0.01)", c.EndpointRuns, c.minComparedRuns())
 	check(c.EndpointLooks >= 1 && c.EndpointLooks <= 10, "endpoint looks %d: want 1 to 10", c.EndpointLooks)
 	check(c.MinRuns >= 1, "min runs %d: want at least 1", c.MinRuns)
 	check(c.MaxRuns >= c.MinRuns, "max runs %d: want at least min runs (%d)", c.MaxRuns, c.MinRuns)
-	check(c.VerifyRuns >= 5, "verify runs %d: want at least 5", c.VerifyRuns)
+	check(c.VerifyRuns >= c.minComparedRuns(), "verify runs %d: want at least %d", c.VerifyRuns, c.minComparedRuns())
 	check(c.MaxCulprits >= 1, "max culprits %d: want at least 1", c.MaxCulprits)
 	if err := c.Metric.validate(); err != nil {
 		errs = append(errs, err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // An Engine bisects with a History and a Measurer. Journal and Progress
@@ -340,6 +342,13 @@ func (r *run) compare(old, new []float64, alpha float64) Change {
 	r.compares++
 	rng := rand.New(rand.NewPCG(uint64(r.cfg.Seed), r.compares))
 	ch := compare(old, new, alpha, r.cfg.MinEffect, rng)
+	if floor := r.cfg.Metric.NoiseFloor; floor > 0 && ch.OldRuns > 0 && ch.NewRuns > 0 {
+		// Near-deterministic samples: the means test on the floored spread
+		// decides on 2-3 samples a side, where a rank test cannot go below
+		// p = 0.1 (the same test as pipeline's compare).
+		ch.P = stats.MeanDiffP(old, new, floor*math.Abs(ch.OldMean))
+		ch.Differs = ch.P < alpha && math.Abs(ch.Delta) >= r.cfg.MinEffect
+	}
 	if ch.Differs && !r.standsOut(ch, alpha) {
 		ch.Differs, ch.BuildLimited = false, true
 		r.res.BuildVariance.Limited = true

@@ -189,3 +189,34 @@ func TestGradualOverThreeCommits(t *testing.T) {
 		}
 	}
 }
+
+// TestFlooredEndpointsTakeFewSamples: with instructions per query (noise
+// 0.1 %, a 0.6 % step) the endpoints and the culprit's verification are
+// decided by the floored means test on three samples a side, where a rank
+// test would need at least five; with no step the endpoints do not differ.
+func TestFlooredEndpointsTakeFewSamples(t *testing.T) {
+	cfg := ForMetric(MetricInstructions)
+	s := linearScenario(14, 64, 0.001, map[int]float64{40: 0.006})
+	res, err := s.engine(cfg).Run(context.Background(), "m0", "m64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusFound || len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "m40" {
+		t.Fatalf("status %s culprits %v, want m40; warnings %q", res.Status, culpritNames(res, false), res.Warnings)
+	}
+	if e := res.Endpoints; e.OldRuns != cfg.EndpointRuns || e.NewRuns != cfg.EndpointRuns || e.P > 1e-4 {
+		t.Errorf("endpoints %d+%d runs, p %.3g: want %d a side, decided at the first look", e.OldRuns, e.NewRuns, e.P, cfg.EndpointRuns)
+	}
+	if v := res.Culprits[0].Effect; v.OldRuns > 3 || v.NewRuns > 3 {
+		t.Errorf("verification took %d+%d runs, want at most 3 a side", v.OldRuns, v.NewRuns)
+	}
+
+	flat := linearScenario(15, 64, 0.001, nil)
+	res, err = flat.engine(cfg).Run(context.Background(), "m0", "m64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusNotReproduced {
+		t.Errorf("no step: status %s, culprits %v", res.Status, culpritNames(res, false))
+	}
+}

@@ -12,16 +12,17 @@ import (
 
 // verifyLooks is the number of looks of a verification, at about 1/2, 1
 // and 3/2 of VerifyRuns fresh runs per side (at least 6, the fewest whose
-// Mann-Whitney p can go below 0.005); each look tests at
+// Mann-Whitney p can go below 0.005; 2 for a near-deterministic metric,
+// whose floored means test can); each look tests at
 // Alpha/verifyLooks, and the verification stops at the first look that
 // verifies the change or shows it is not there.
 const verifyLooks = 3
 
 // verifySizes returns the runs per side at each look.
-func verifySizes(runs int) []int {
+func verifySizes(runs, least int) []int {
 	var ns []int
 	for k := 1; k <= verifyLooks; k++ {
-		n := max(6, (k*runs+1)/2)
+		n := max(least, (k*runs+1)/2)
 		if len(ns) == 0 || n > ns[len(ns)-1] {
 			ns = append(ns, n)
 		}
@@ -43,7 +44,7 @@ func (r *run) verify(ctx context.Context, s span, parent, c Commit) (Culprit, er
 	}
 	r.event("verify", "verifying %s against its parent %s with fresh interleaved runs", c.Short, parent.Short)
 	start := r.l.runs
-	for _, n := range verifySizes(r.cfg.VerifyRuns) {
+	for _, n := range verifySizes(r.cfg.VerifyRuns, r.cfg.leastVerifyRuns()) {
 		ok, err := r.pairUp(ctx, "verify", parent, c, start, n)
 		if err != nil {
 			return cu, err
