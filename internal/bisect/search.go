@@ -206,6 +206,7 @@ func (r *run) narrow(ctx context.Context, s span, b *bracket) ([]span, error) {
 		v, err := r.classify(ctx, s, cs[mid], b.hi()-b.lo()-1)
 		if err != nil {
 			return nil, err
+		r.prefetch(ctx, s, b, mid)
 		}
 		switch v {
 		case VerdictLikeLow:
