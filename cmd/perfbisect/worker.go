@@ -45,13 +45,16 @@ queue. A killed worker's job is re-run elsewhere after --rescue-after.`,
 
 // fleetOptions are bisect's fleet flags.
 type fleetOptions struct {
-	on    bool
-	queue string
+	on         bool
+	queue      string
+	build, run time.Duration
 }
 
 func addFleetFlags(fs *pflag.FlagSet, o *fleetOptions) {
 	fs.BoolVar(&o.on, "fleet", false, "have 'perfbisect worker' processes take the samples (needs a Postgres --db)")
 	fs.StringVar(&o.queue, "fleet-queue", fleet.DefaultQueue, "with --fleet: the queue (host class) to use")
+	fs.DurationVar(&o.build, "fleet-build-time", 20*time.Minute, "with --fleet: a build's time on a host, for the planner")
+	fs.DurationVar(&o.run, "fleet-run-time", time.Minute, "with --fleet: a run's time, for the planner")
 }
 
 // fleetRemote connects to the fleet and returns the hook that gives the
@@ -70,20 +73,22 @@ func fleetRemote(ctx context.Context, a *app, o fleetOptions, spec func() pipeli
 		pool.Close()
 		return nil, nil, err
 	}
-	var key string
-	remote := func(local *pipeline.Measurer) (bisect.Measurer, error) {
-		m, err := ctrl.Measurer(spec(), local)
-		if err == nil {
-			key = m.SpecKey()
-		}
+	ctrl.Build, ctrl.Run = o.build, o.run
+	var fm *fleet.Measurer
+	remote := func(*pipeline.Measurer) (bisect.Measurer, error) {
+		m, err := ctrl.Measurer(spec())
+		fm = m
 		return m, err
 	}
 	done := func() {
 		defer pool.Close()
-		if key == "" {
+		if fm == nil {
 			return
 		}
-		if hosts, err := fleet.HostSummary(context.WithoutCancel(ctx), pool, key); err == nil {
+		if err := fm.Finish(context.WithoutCancel(ctx), 2*time.Minute); err != nil {
+			a.io.Warnf("%v", err)
+		}
+		if hosts, err := fleet.HostSummary(context.WithoutCancel(ctx), pool, fm.SpecKey()); err == nil {
 			a.io.Printf("fleet: samples by host: %s", hosts)
 		}
 	}

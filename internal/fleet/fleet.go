@@ -3,12 +3,20 @@
 // store's PostgreSQL database.
 //
 // The controller (`perfbisect bisect --fleet`) runs the usual engine with a
-// Measurer that, instead of measuring, enqueues a "measure" job (spec,
-// commit, samples first..first+n) and waits until the job is done; the
+// Measurer that, instead of measuring, enqueues "measure" jobs (spec,
+// commit, samples first..first+n) and waits for the samples it needs; the
 // samples themselves travel through the store's runs table, exactly as a
-// local bisect writes them. `perfbisect worker` runs on each host: one job
-// at a time (a host lock), each job opening the spec's pipeline target and
-// taking the missing samples.
+// local bisect writes them, and fleet_samples names the run of each
+// sample index. `perfbisect worker` runs on each host: one job at a time
+// (a host lock), each job opening the spec's pipeline target and taking
+// the job's samples that have no run yet.
+//
+// A bisect uses several hosts at once in two ways, chosen per round by
+// Plan: a commit's samples are split into jobs that several hosts take
+// in parallel, and the engine's Prefetch names the midpoints its next
+// verdicts can lead to, whose jobs idle hosts take ahead of time
+// (speculation). A later request finds those jobs (they are unique by
+// their arguments) instead of adding new ones.
 //
 // River's rescue of a dead worker's job is time based (RescueStuckJobsAfter,
 // checked every 30 s). A worker therefore keeps a heartbeat: every beat it
@@ -44,8 +52,10 @@ const DefaultQueue = "perfbisect"
 const MaxAttempts = 3
 
 // MeasureArgs is a measure job: take samples First..First+N-1 of Commit
-// on the target of Spec. The job is unique by SpecKey, Commit, First and
-// N, so a restarted controller finds its job instead of adding another.
+// on the target of Spec (those not stored yet: fleet_samples names each
+// sample index's run). The job is unique by SpecKey, Commit, First and
+// N, so a restarted controller, or a request for a prefetched sample,
+// finds the job instead of adding another.
 type MeasureArgs struct {
 	SpecKey string          `json:"spec_key" river:"unique"`
 	Spec    json.RawMessage `json:"spec"`
@@ -92,6 +102,8 @@ var ownSchema = []string{
 		takes INTEGER NOT NULL DEFAULT 1,
 		taken_at TIMESTAMPTZ NOT NULL DEFAULT now(),
 		PRIMARY KEY (commit_hash, spec_key, sample_index))`,
+	// run_id: the stored run of the sample (NULL while it is being taken).
+	`ALTER TABLE fleet_samples ADD COLUMN IF NOT EXISTS run_id TEXT`,
 }
 
 // Migrate creates River's tables (rivermigrate, up to the pinned River's

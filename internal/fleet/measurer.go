@@ -17,16 +17,21 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
-	"github.com/perfbisect/perfbisect/internal/store"
 )
 
 // A Controller enqueues measure jobs for a bisect run elsewhere: its
 // Measurer is the engine's measurer in fleet mode.
 type Controller struct {
-	Pool   *pgxpool.Pool
-	Queue  string        // default DefaultQueue
-	Poll   time.Duration // how often a waiting Measure looks at its job (default 50 ms)
-	Log    io.Writer     // one line per job (stderr); nil for none
+	Pool  *pgxpool.Pool
+	Queue string        // default DefaultQueue
+	Poll  time.Duration // how often a waiting Measure looks at its sample (default 50 ms)
+	Log   io.Writer     // the plan, one line per job (stderr); nil for none
+	// Build and Run are the planner's costs: a build of a commit on a
+	// host, one timed run (defaults 20 min and 1 min).
+	Build, Run time.Duration
+	// Stale: a worker whose last beat is older is not counted as a host
+	// (default 30 s).
+	Stale  time.Duration
 	client *river.Client[pgx.Tx]
 }
 
@@ -43,49 +48,48 @@ func NewController(pool *pgxpool.Pool, queue string, log io.Writer) (*Controller
 	if log == nil {
 		log = io.Discard
 	}
-	return &Controller{Pool: pool, Queue: queue, Poll: 50 * time.Millisecond, Log: log, client: client}, nil
+	return &Controller{Pool: pool, Queue: queue, Poll: 50 * time.Millisecond, Log: log,
+		Build: 20 * time.Minute, Run: time.Minute, Stale: 30 * time.Second, client: client}, nil
 }
 
-// Measurer wraps the target's local measurer: samples already stored are
-// read through it; missing ones are asked of the fleet. It never measures
-// on this machine.
-func (c *Controller) Measurer(spec pipeline.Spec, local *pipeline.Measurer) (*Measurer, error) {
+// Measurer returns the fleet's measurer for spec: it never measures on
+// this machine.
+func (c *Controller) Measurer(spec pipeline.Spec) (*Measurer, error) {
 	key, raw, err := SpecKey(spec)
 	if err != nil {
 		return nil, err
 	}
-	read := *local
-	read.Sampler = notStored{}
-	read.BinaryOf, read.Log, read.Fresh = nil, nil, false
-	return &Measurer{c: c, read: &read, specKey: key, spec: raw}, nil
+	return &Measurer{c: c, specKey: key, spec: raw, ahead: map[int64]bool{}}, nil
 }
 
-// A Measurer is a bisect.SampleMeasurer that has the fleet take its
-// samples: one measure job per call, waited for, then read from the store.
+// A Measurer is a bisect.SampleMeasurer and bisect.Prefetcher that has
+// the fleet take its samples. Sample i of a commit is the run a worker
+// took for index i (fleet_samples.run_id); a request waits for the job
+// that covers the index, enqueueing one when none does, and the planner's
+// choice (Plan) decides how many jobs run ahead of the engine: the
+// commits of the next verdicts (Prefetch), and the next samples of the
+// commit being measured (PerCommit one-sample jobs).
 type Measurer struct {
 	c       *Controller
-	read    *pipeline.Measurer
 	specKey string
 	spec    json.RawMessage
-	// Jobs and Reused count jobs enqueued (or found) and calls answered
-	// from the store alone.
-	Jobs, Reused int
+	choice  Choice
+	planned bool
+	said    string         // the last plan line printed
+	ahead   map[int64]bool // jobs enqueued by the last Prefetch, not waited for
+	// Enqueued and Found count the jobs this Measurer added and the
+	// requests a job enqueued earlier (a prefetch, a killed controller)
+	// answered.
+	Enqueued, Found int
 }
 
-var _ bisect.SampleMeasurer = (*Measurer)(nil)
+var (
+	_ bisect.SampleMeasurer = (*Measurer)(nil)
+	_ bisect.Prefetcher     = (*Measurer)(nil)
+)
 
 // SpecKey is the key of the measured spec (for HostRuns).
 func (m *Measurer) SpecKey() string { return m.specKey }
-
-// errNotStored is what notStored answers: the sample is not in the store.
-var errNotStored = errors.New("sample not stored")
-
-// notStored is the controller's sampler: it never measures.
-type notStored struct{}
-
-func (notStored) Sample(context.Context, bisect.Commit, int) (*store.Run, error) {
-	return nil, errNotStored
-}
 
 // Measure implements bisect.Measurer.
 func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
@@ -100,61 +104,88 @@ func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) (
 	return out, nil
 }
 
-// MeasureSamples implements bisect.SampleMeasurer.
+// MeasureSamples implements bisect.SampleMeasurer. Every sample is
+// fresh: taken by the fleet for this spec (its jobs are this bisect's,
+// or a killed run's of the same bisect).
 func (m *Measurer) MeasureSamples(ctx context.Context, c bisect.Commit, first, n int) ([]bisect.Sample, error) {
-	ss, err := m.read.MeasureSamples(ctx, c, first, n)
-	if err == nil {
-		m.Reused++
-		return ss, nil
+	out := make([]bisect.Sample, 0, n)
+	for i := first; i < first+n; i++ {
+		v, err := m.sample(ctx, c, i)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, bisect.Sample{Value: v})
 	}
-	if !errors.Is(err, errNotStored) {
-		return nil, err
-	}
-	args := MeasureArgs{SpecKey: m.specKey, Spec: m.spec, Commit: c.Hash, First: first, N: n}
-	res, err := m.c.client.Insert(ctx, args, &river.InsertOpts{Queue: m.c.Queue, MaxAttempts: MaxAttempts,
-		UniqueOpts: river.UniqueOpts{ByArgs: true}})
-	if err != nil {
-		return nil, fmt.Errorf("enqueueing %s samples %d..%d: %w", c.Short, first+1, first+n, err)
-	}
-	m.Jobs++
-	how := "enqueued"
-	if res.UniqueSkippedAsDuplicate {
-		how = "found"
-	}
-	fmt.Fprintf(m.c.Log, "  fleet: %s job %d: %s samples %d..%d\n", how, res.Job.ID, c.Short, first+1, first+n)
-	if err := m.wait(ctx, res.Job.ID, c); err != nil {
-		return nil, err
-	}
-	ss, err = m.read.MeasureSamples(ctx, c, first, n)
-	if errors.Is(err, errNotStored) {
-		return nil, fmt.Errorf("fleet job %d completed but %s samples %d..%d are not in the store", res.Job.ID, c.Short, first+1, first+n)
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i := range ss {
-		ss[i].Reused = false // taken for this call by the fleet
-	}
-	return ss, nil
+	return out, nil
 }
 
-// wait polls job id until it is completed; a cancelled or discarded job
-// is an error, ErrUnbuildable or ErrCrashed when its worker said so.
-func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit) error {
+// sample returns sample i of c, waiting for the job that takes it.
+func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (float64, error) {
 	for {
-		job, err := m.c.client.JobGet(ctx, id)
+		if v, ok, err := m.stored(ctx, c, i); err != nil || ok {
+			return v, err
+		}
+		if !m.planned {
+			m.plan(ctx, 1, 1)
+		}
+		// The sample and the next ones of c (one job each): the commit's
+		// hosts under the plan.
+		ids, err := m.ensure(ctx, c, i, i+max(1, m.choice.PerCommit), 1, 1)
 		if err != nil {
-			return fmt.Errorf("fleet job %d (%s): %w", id, c.Short, err)
+			return 0, err
+		}
+		delete(m.ahead, ids[0])
+		v, ok, err := m.wait(ctx, ids[0], c, i)
+		if err != nil || ok {
+			return v, err
+		}
+		// The job was deleted (a controller dropped leftover speculation):
+		// enqueue it again.
+	}
+}
+
+// stored returns sample i of c when a worker has stored it.
+func (m *Measurer) stored(ctx context.Context, c bisect.Commit, i int) (float64, bool, error) {
+	var v float64
+	err := m.c.Pool.QueryRow(ctx, `SELECT r.metric_value FROM fleet_samples f JOIN runs r ON r.id = f.run_id
+		WHERE f.commit_hash = $1 AND f.spec_key = $2 AND f.sample_index = $3`, c.Hash, m.specKey, i).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("reading %s sample %d from the fleet: %w", c.Short, i+1, err)
+	}
+	return v, true, nil
+}
+
+// wait polls until sample i of c is stored (ok) or job id ends without
+// it (an error: ErrUnbuildable or ErrCrashed when its worker said so).
+// ok is false, without an error, when the job no longer exists.
+func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (float64, bool, error) {
+	for {
+		v, ok, err := m.stored(ctx, c, i)
+		if err != nil || ok {
+			return v, ok, err
+		}
+		job, err := m.c.client.JobGet(ctx, id)
+		if errors.Is(err, rivertype.ErrNotFound) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, fmt.Errorf("fleet job %d (%s): %w", id, c.Short, err)
 		}
 		switch job.State {
 		case rivertype.JobStateCompleted:
-			return nil
+			if v, ok, err := m.stored(ctx, c, i); err != nil || ok {
+				return v, ok, err
+			}
+			return 0, false, fmt.Errorf("fleet job %d completed but %s sample %d is not in the store", id, c.Short, i+1)
 		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
-			return jobError(job, c)
+			return 0, false, jobError(job, c)
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err() // the job goes on; a rerun finds it
+			return 0, false, ctx.Err() // the job goes on; a rerun finds it
 		case <-time.After(m.c.Poll):
 		}
 	}
