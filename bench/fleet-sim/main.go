@@ -1,0 +1,157 @@
+// Command fleet-sim simulates a fleet bisect on a virtual clock: a
+// 1000-commit straight history with one planted step, bisected by the
+// engine (bisect.Engine, DefaultConfig) whose Measurer models k hosts
+// taking the fleet controller's jobs (per-host build caching, River's
+// priority order, the planner's choice per round, Prefetch speculation).
+// For each cost setting (build time, run time) and each k it prints the
+// rounds (sequential waits for a build: decision points), the wall time
+// and the host work, next to log2(N)/log2(k+1), the rounds of pure
+// speculation on k commits at once.
+//
+//	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+)
+
+// affinity: the simulated hosts schedule by build affinity (-affinity).
+var affinity bool
+
+// An outcome is one simulated bisect.
+type outcome struct {
+	wall           time.Duration
+	bisectRounds   int // waits for a build while classifying midpoints
+	rounds         int // all waits for a build
+	runs, builds   int
+	right          bool
+	depth, perHost int // the first round's plan
+}
+
+func main() {
+	commits := flag.Int("commits", 1000, "commits between good and bad")
+	hostList := flag.String("hosts", "1,2,4,8", "host counts to simulate")
+	buildList := flag.String("build", "20m,1m", "build times, one per cost setting")
+	runList := flag.String("run", "1m,1m", "run times, one per cost setting (as many as -build)")
+	seeds := flag.Int("seeds", 5, "bisects per cell (planted step and noise seeds 1..seeds)")
+	delta := flag.Float64("step", -0.01, "the planted step (relative)")
+	cv := flag.Float64("cv", 0.003, "run-to-run coefficient of variation")
+	verbose := flag.Bool("v", false, "print each setting's first-round plan to stderr")
+	flag.BoolVar(&affinity, "affinity", false, "hosts prefer jobs of commits they have built, and leave a job to a host with its build when that host is free within a build time (not built in the fleet: River gives a job to whichever host asks first)")
+	flag.Parse()
+	hosts, err := ints(*hostList)
+	if err != nil {
+		fail(err)
+	}
+	builds, runs := durations(*buildList), durations(*runList)
+	if len(builds) == 0 || len(builds) != len(runs) {
+		fail(fmt.Errorf("-build %q and -run %q: want as many durations each", *buildList, *runList))
+	}
+	how := "jobs go to whichever host is free (River, as built)"
+	if affinity {
+		how = "hosts schedule by build affinity (-affinity, not built)"
+	}
+	fmt.Printf("%d-commit bisects, one %+.1f %% step at CV %.2f %%, %d seeds a cell; %s; rounds = sequential waits for a build\n\n",
+		*commits, 100**delta, 100**cv, *seeds, how)
+	fmt.Println("| build | run | hosts | plan (first round) | rounds: midpoints | rounds: all | bound log2(N)/log2(k+1) | wall time | speed-up | runs | builds | culprit right |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for i := range builds {
+		var base time.Duration
+		for _, k := range hosts {
+			var sum outcome
+			right := 0
+			for seed := 1; seed <= *seeds; seed++ {
+				o, err := simulate(uint64(seed), *commits, k, builds[i], runs[i], *delta, *cv, *verbose && seed == 1)
+				if err != nil {
+					fail(err)
+				}
+				sum.wall += o.wall
+				sum.bisectRounds += o.bisectRounds
+				sum.rounds += o.rounds
+				sum.runs += o.runs
+				sum.builds += o.builds
+				if o.right {
+					right++
+				}
+				if seed == 1 {
+					sum.depth, sum.perHost = o.depth, o.perHost
+				}
+			}
+			n := time.Duration(*seeds)
+			wall := sum.wall / n
+			if base == 0 {
+				base = wall
+			}
+			bound := math.Log2(float64(*commits)) / math.Log2(float64(k+1))
+			fmt.Printf("| %s | %s | %d | %d commit(s) x %d host(s) | %.1f | %.1f | %.1f | %s | %.2f | %.0f | %.0f | %d/%d |\n",
+				builds[i], runs[i], k, 1<<sum.depth-1, sum.perHost, mean(sum.bisectRounds, *seeds), mean(sum.rounds, *seeds), bound,
+				wall.Round(time.Minute), float64(base)/float64(wall), mean(sum.runs, *seeds), mean(sum.builds, *seeds), right, *seeds)
+		}
+	}
+}
+
+// simulate runs one bisect of a commits-long history with a step at a
+// seeded place on k simulated hosts.
+func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv float64, verbose bool) (outcome, error) {
+	rng := rand.New(rand.NewPCG(seed, 0x666c656574))
+	step := 1 + rng.IntN(commits)
+	h := newLineHistory(seed, commits, step, 10000, delta)
+	s := newFleetSim(k, build, run, h.level, cv*10000, seed)
+	s.affinity = affinity
+	if verbose {
+		s.planLog = func(why string) { fmt.Fprintf(os.Stderr, "fleet-sim: plan: %s\n", why) }
+	}
+	e := &bisect.Engine{History: h, Measurer: s, Progress: s.progress, Config: bisect.DefaultConfig}
+	res, err := e.Run(context.Background(), h.commits[0].Hash, h.commits[commits].Hash)
+	if err != nil {
+		return outcome{}, fmt.Errorf("seed %d, %d hosts: %w", seed, k, err)
+	}
+	o := outcome{wall: s.now, bisectRounds: s.rounds["bisect"], runs: s.runs, builds: s.builds,
+		depth: s.first.Depth, perHost: s.first.PerCommit}
+	for _, n := range s.rounds {
+		o.rounds += n
+	}
+	o.right = len(res.Culprits) == 1 && res.Culprits[0].Commit.Hash == h.commits[step].Hash
+	return o, nil
+}
+
+func mean(sum, n int) float64 { return float64(sum) / float64(n) }
+
+func ints(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("-hosts %q: want positive integers", s)
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+func durations(s string) []time.Duration {
+	var out []time.Duration
+	for _, f := range strings.Split(s, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(f))
+		if err != nil {
+			fail(fmt.Errorf("duration %q: %w", f, err))
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "fleet-sim:", err)
+	os.Exit(1)
+}
