@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
@@ -13,9 +14,9 @@ import (
 // through pipeline.Target: the run is stored with the longest stall as
 // its value, all three figures, and 100 ms buckets as its series.
 func TestMeasureDropTableStall(t *testing.T) {
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	db := isolate(t)
-	dir := fakeMariaDBRepo(t, [][2]string{{"plain", "--innodb-buffer-pool-size=128M"}})
+	dir := fakemariadb.Repo(t, [][2]string{{"plain", "--innodb-buffer-pool-size=128M"}})
 	args := []string{"measure", "--repo", dir, "--runs", "1", "--json", "--workload", "drop-table-stall",
 		"--recipe", "testdata/fakemariadb/recipe.json", "--tables", "2", "--table-size", "5000",
 		"--threads", "4", "--time", "3s", "--warmup", "1s", "--drop-rows", "20000", "--drop-at", "1s", "plain"}

@@ -3,12 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 )
 
@@ -26,14 +26,11 @@ func TestInstructionsBisectFindsPlantedWork(t *testing.T) {
 	if testing.Short() {
 		t.Skip("an instructions bisect runs mariadbd under valgrind: minutes")
 	}
-	needTools(t)
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		fail(t, "valgrind missing (apt-get install valgrind)")
-	}
+	fakemariadb.NeedTools(t, "valgrind")
 	db := isolate(t)
 	cache := filepath.Dir(filepath.Dir(db))
 	base := "--innodb-buffer-pool-size=64M"
-	dir := fakeMariaDBRepo(t, [][2]string{
+	dir := fakemariadb.Repo(t, [][2]string{
 		{"v1", base},
 		{"c2", base + " --max-connections=150"},
 		{"timer", base + " --max-connections=150 " + plantedWork},

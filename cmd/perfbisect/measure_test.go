@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -13,68 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
-
-// needTools skips (or in CI fails) without the real tools measure drives.
-func needTools(t *testing.T) {
-	t.Helper()
-	for _, p := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
-		if _, err := os.Stat(p); err != nil {
-			fail(t, p+" missing (apt-get install mariadb-server)")
-		}
-	}
-	for _, tool := range []string{"cmake", "ninja", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			fail(t, tool+" missing (scripts/test.sh installs it)")
-		}
-	}
-}
-
-func fail(t *testing.T, msg string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
-// fakeMariaDBRepo makes a git repository of testdata/fakemariadb with one
-// commit per server-options value, tagged with its name.
-func fakeMariaDBRepo(t *testing.T, commits [][2]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	for _, f := range []string{"CMakeLists.txt", "mariadbd.in", "install-db.in"} {
-		b, err := os.ReadFile(filepath.Join("testdata", "fakemariadb", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range commits {
-		if err := os.WriteFile(filepath.Join(dir, "server-options"), []byte(c[1]+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		git("add", "-A")
-		git("commit", "-q", "-m", c[0])
-		git("tag", c[0])
-	}
-	return dir
-}
 
 // slowServerOptions plant a large slowdown (about 5x here): every query is
 // written to the general log (a table too) and to the slow log with its
@@ -91,9 +32,9 @@ var measureWorkload = []string{"--recipe", "testdata/fakemariadb/recipe.json", "
 // the expected order of TPS, and reports a server that crashes at start
 // with its error log.
 func TestMeasureOrderAndCrash(t *testing.T) {
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	isolate(t)
-	dir := fakeMariaDBRepo(t, [][2]string{
+	dir := fakemariadb.Repo(t, [][2]string{
 		{"large", "--innodb-buffer-pool-size=256M"},
 		{"tiny", "--innodb-buffer-pool-size=6M --innodb-buffer-pool-chunk-size=1M " + slowServerOptions},
 		{"crash", "--no-such-option-perfbisect=1"},
@@ -132,9 +73,9 @@ func TestMeasureOrderAndCrash(t *testing.T) {
 
 // SIGTERM during a run leaves no mariadbd and no partial run.
 func TestMeasureSIGTERMLeavesNothing(t *testing.T) {
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	cache := t.TempDir()
-	dir := fakeMariaDBRepo(t, [][2]string{{"large", "--innodb-buffer-pool-size=128M"}})
+	dir := fakemariadb.Repo(t, [][2]string{{"large", "--innodb-buffer-pool-size=128M"}})
 	args := append([]string{"measure", "--repo", dir, "--runs", "3"}, measureWorkload...)
 	args[len(args)-3] = "5s" // --time: long enough to be interrupted
 	cmd := perfbisectCmd(cache, append(args, "large")...)

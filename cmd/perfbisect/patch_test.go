@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 )
 
@@ -18,9 +19,9 @@ import (
 // the clone is left as it was. A patch that does not apply fails with one
 // line naming the file, before anything is built.
 func TestComparePatchTrial(t *testing.T) {
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	isolate(t)
-	dir := fakeMariaDBRepo(t, [][2]string{
+	dir := fakemariadb.Repo(t, [][2]string{
 		{"fast", "--innodb-buffer-pool-size=128M"},
 		{"slow", "--innodb-buffer-pool-size=128M " + slowServerOptions},
 	})

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/store"
 )
 
@@ -54,10 +55,10 @@ func TestRealBisectFindsPlantedSlowdown(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real-mode bisect takes minutes")
 	}
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	db := isolate(t)
 	cache := filepath.Dir(filepath.Dir(db))
-	dir := fakeMariaDBRepo(t, realBisectHistory())
+	dir := fakemariadb.Repo(t, realBisectHistory())
 	culprit := gitRevParse(t, dir, "slow")
 	parent := gitRevParse(t, dir, "c3")
 

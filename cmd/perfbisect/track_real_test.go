@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/track"
 )
 
@@ -19,10 +20,10 @@ func TestTrackRealNights(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real nights build and run servers")
 	}
-	needTools(t)
+	fakemariadb.NeedTools(t)
 	db := isolate(t)
 	cache := filepath.Dir(filepath.Dir(db))
-	remote := fakeMariaDBRepo(t, [][2]string{{"v1", "--innodb-buffer-pool-size=64M"}})
+	remote := fakemariadb.Repo(t, [][2]string{{"v1", "--innodb-buffer-pool-size=64M"}})
 	clone := filepath.Join(t.TempDir(), "clone")
 	if out, err := exec.Command("git", "clone", "-q", remote, clone).CombinedOutput(); err != nil {
 		t.Fatalf("git clone: %v\n%s", err, out)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/build"
+	"github.com/perfbisect/perfbisect/internal/fakemariadb"
 	"github.com/perfbisect/perfbisect/internal/pointselect"
 	"github.com/perfbisect/perfbisect/internal/repo"
 	"github.com/perfbisect/perfbisect/internal/runner"
@@ -74,83 +75,6 @@ func TestInstructionDiffFromRuns(t *testing.T) {
 	}
 }
 
-// needCallgrindTools skips (or in CI fails) without valgrind, Debian's
-// server and the build tools of the fake MariaDB repository.
-func needCallgrindTools(t *testing.T) {
-	t.Helper()
-	var missing []string
-	for _, p := range []string{"/usr/sbin/mariadbd", "/usr/bin/mariadb-install-db"} {
-		if _, err := os.Stat(p); err != nil {
-			missing = append(missing, p)
-		}
-	}
-	for _, tool := range []string{"valgrind", "callgrind_control", "cmake", "ninja", "git"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing = append(missing, tool)
-		}
-	}
-	if len(missing) > 0 {
-		msg := strings.Join(missing, ", ") + " missing (scripts/test.sh installs them)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-}
-
-// fakeFiles is a stand-in MariaDB tree: its build installs wrappers around
-// Debian's mariadbd with the commit's server-options baked in.
-var fakeFiles = map[string]string{
-	"CMakeLists.txt": `cmake_minimum_required(VERSION 3.10)
-project(fakemariadb NONE)
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS server-options)
-file(READ ${CMAKE_SOURCE_DIR}/server-options OPTS)
-string(STRIP "${OPTS}" OPTS)
-configure_file(mariadbd.in ${CMAKE_BINARY_DIR}/mariadbd @ONLY)
-configure_file(install-db.in ${CMAKE_BINARY_DIR}/mariadb-install-db @ONLY)
-install(PROGRAMS ${CMAKE_BINARY_DIR}/mariadbd DESTINATION bin)
-install(PROGRAMS ${CMAKE_BINARY_DIR}/mariadb-install-db DESTINATION scripts)
-`,
-	"mariadbd.in": "#!/bin/sh\nexec /usr/sbin/mariadbd \"$@\" --basedir=/usr @OPTS@\n",
-	"install-db.in": `#!/bin/sh
-args=""
-for a in "$@"; do
-	case "$a" in --basedir=*) ;; *) args="$args $a" ;; esac
-done
-exec /usr/bin/mariadb-install-db --basedir=/usr $args
-`,
-}
-
-// fakeRepo commits one server-options file per entry and tags it.
-func fakeRepo(t *testing.T, commits [][2]string) string {
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com",
-			"GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	for name, text := range fakeFiles {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, c := range commits {
-		if err := os.WriteFile(filepath.Join(dir, "server-options"), []byte(c[1]+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		git("add", "-A")
-		git("commit", "-q", "-m", c[0])
-		git("tag", c[0])
-	}
-	return dir
-}
-
 // The instructions sampler on real builds of the fake repository: a
 // planted per-query cost (max_statement_time arms a timer for every
 // statement) is measured in the right direction, far beyond the spread
@@ -158,10 +82,10 @@ func fakeRepo(t *testing.T, commits [][2]string) string {
 // that cannot start is a crash that skips the commit; nothing is left
 // running.
 func TestInstructionsSamplerFindsPlantedWork(t *testing.T) {
-	needCallgrindTools(t)
+	fakemariadb.NeedTools(t, "valgrind", "callgrind_control")
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	dir := fakeRepo(t, [][2]string{{"base", ""}, {"timer", "--max-statement-time=100"},
+	dir := fakemariadb.Repo(t, [][2]string{{"base", ""}, {"timer", "--max-statement-time=100"},
 		{"broken", "--no-such-option-perfbisect=1"}})
 	sampler := newInstructionsSampler(t, ctx, dir)
 	defer sampler.Close()
