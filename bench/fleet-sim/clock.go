@@ -40,8 +40,13 @@ type simJob struct {
 // jobs a verdict made useless; a request not covered enqueues the next
 // PerCommit samples, one job each.
 type fleetSim struct {
-	hosts      []simHost
-	affinity   bool // hosts prefer jobs of commits they have built
+	hosts    []simHost
+	affinity bool // hosts prefer jobs of commits they have built
+	// shared: a commit is built once; other hosts copy the build (copy)
+	// once it is done. builtAt is when each commit's first build ended.
+	shared     bool
+	copy       time.Duration
+	builtAt    map[string]time.Duration
 	build, run time.Duration
 	now        time.Duration
 	jobs       map[string][]*simJob // by commit hash
@@ -65,7 +70,7 @@ type fleetSim struct {
 }
 
 func newFleetSim(k int, build, run time.Duration, level func(string) float64, sd float64, seed uint64) *fleetSim {
-	s := &fleetSim{build: build, run: run, jobs: map[string][]*simJob{}, ready: map[string]time.Duration{},
+	s := &fleetSim{build: build, run: run, jobs: map[string][]*simJob{}, ready: map[string]time.Duration{}, builtAt: map[string]time.Duration{},
 		ahead: map[int]bool{}, level: level, sd: sd, seed: seed, rounds: map[string]int{}, planLog: func(string) {}}
 	for range k {
 		s.hosts = append(s.hosts, simHost{built: map[string]bool{}})
@@ -163,9 +168,15 @@ func (s *fleetSim) dispatch() {
 	t := at
 	if !h.built[j.hash] {
 		h.built[j.hash] = true
-		t += s.build
+		if done, ok := s.builtAt[j.hash]; ok && s.shared {
+			// Another host's build, copied when it is done.
+			t = max(t, done) + s.copy
+		} else {
+			t += s.build
+			s.builtAt[j.hash] = t
+			s.builds++
+		}
 		j.build, j.buildDone = true, t
-		s.builds++
 	}
 	for i := j.first; i < j.first+j.n; i++ {
 		t += s.run

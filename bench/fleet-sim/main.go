@@ -8,7 +8,7 @@
 // and the host work, next to log2(N)/log2(k+1), the rounds of pure
 // speculation on k commits at once.
 //
-//	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5]
+//	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5] [-affinity] [-shared]
 package main
 
 import (
@@ -25,8 +25,13 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 )
 
-// affinity: the simulated hosts schedule by build affinity (-affinity).
-var affinity bool
+// affinity: the simulated hosts schedule by build affinity (-affinity);
+// shared: builds are shared (-shared), copied in copyTime.
+var (
+	affinity bool
+	shared   bool
+	copyTime time.Duration
+)
 
 // An outcome is one simulated bisect.
 type outcome struct {
@@ -47,6 +52,8 @@ func main() {
 	delta := flag.Float64("step", -0.01, "the planted step (relative)")
 	cv := flag.Float64("cv", 0.003, "run-to-run coefficient of variation")
 	verbose := flag.Bool("v", false, "print each setting's first-round plan to stderr")
+	flag.BoolVar(&shared, "shared", false, "a commit is built once, by the first host that takes it; other hosts copy the build (-copy) once it is done (a shared build store; not built)")
+	flag.DurationVar(&copyTime, "copy", time.Minute, "with -shared: copying a build to a host")
 	flag.BoolVar(&affinity, "affinity", false, "hosts prefer jobs of commits they have built, and leave a job to a host with its build when that host is free within a build time (not built in the fleet: River gives a job to whichever host asks first)")
 	flag.Parse()
 	hosts, err := ints(*hostList)
@@ -60,6 +67,9 @@ func main() {
 	how := "jobs go to whichever host is free (River, as built)"
 	if affinity {
 		how = "hosts schedule by build affinity (-affinity, not built)"
+	}
+	if shared {
+		how += fmt.Sprintf("; builds shared, copied in %s (-shared, not built)", copyTime)
 	}
 	fmt.Printf("%d-commit bisects, one %+.1f %% step at CV %.2f %%, %d seeds a cell; %s; rounds = sequential waits for a build\n\n",
 		*commits, 100**delta, 100**cv, *seeds, how)
@@ -107,7 +117,7 @@ func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv f
 	step := 1 + rng.IntN(commits)
 	h := newLineHistory(seed, commits, step, 10000, delta)
 	s := newFleetSim(k, build, run, h.level, cv*10000, seed)
-	s.affinity = affinity
+	s.affinity, s.shared, s.copy = affinity, shared, copyTime
 	if verbose {
 		s.planLog = func(why string) { fmt.Fprintf(os.Stderr, "fleet-sim: plan: %s\n", why) }
 	}
