@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/report"
@@ -140,6 +141,14 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 	eng.Progress = newProgress(t.io, plan, o.Good, o.Bad)
 	eng.Journal = &Journal{Store: t.store, BisectID: row.ID}
 	res, err := eng.Execute(ctx, plan)
+	for tries := 0; store.Unreachable(err) && ctx.Err() == nil && tries < maxStoreOutages; tries++ {
+		stop()
+		if err = t.awaitStore(ctx, row.ID, owner, err); err != nil {
+			break
+		}
+		stop = t.store.KeepAlive(ctx, row.ID, owner, 0)
+		res, err = eng.Execute(ctx, plan) // replays the journal: nothing is measured twice
+	}
 	if errors.Is(err, bisect.ErrJournalMismatch) && o.ResumeID == "" && ctx.Err() == nil {
 		// Steps recorded by another engine version: start a new bisect;
 		// the stored runs are still reused, so nothing is measured twice.
@@ -179,6 +188,28 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// StoreWait is how long a bisect waits for its store's server to come
+// back after losing it (a Postgres restart) before it gives up; and
+// maxStoreOutages is how many outages one bisect outlasts.
+const (
+	StoreWait       = 10 * time.Minute
+	maxStoreOutages = 10
+)
+
+// awaitStore waits for the store after err said it went away, and claims
+// bisect id again for owner: the engine can then resume from its journal.
+func (t *Target) awaitStore(ctx context.Context, id, owner string, err error) error {
+	t.io.Warnf("the store went away (%v): waiting up to %s for it to come back, then resuming bisect %s", err, StoreWait, id)
+	if werr := t.store.WaitReachable(ctx, StoreWait); werr != nil {
+		return werr
+	}
+	if cerr := t.store.ClaimBisect(ctx, id, owner, 0); cerr != nil {
+		return cerr
+	}
+	t.io.Printf("the store is back: resuming bisect %s", id)
+	return nil
 }
 
 // release stores a bisect's result document (when given) and status, and
