@@ -101,7 +101,7 @@ func (s *fleetSim) sample(c bisect.Commit, index int) float64 {
 	key := fmt.Sprintf("%s/%d", c.Hash, index)
 	if _, ok := s.ready[key]; !ok {
 		if !s.planned {
-			s.plan(1, 1)
+			s.plan(1, 20) // the endpoints' first look, as the fleet assumes
 		}
 		ids := s.ensure(c.Hash, index, index+max(1, s.choice.PerCommit), 1, 1)
 		delete(s.ahead, ids[0])

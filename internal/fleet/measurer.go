@@ -62,6 +62,10 @@ func (c *Controller) Measurer(spec pipeline.Spec) (*Measurer, error) {
 	return &Measurer{c: c, specKey: key, spec: raw, ahead: map[int64]bool{}}, nil
 }
 
+// checkRuns is the runs the planner assumes before the first midpoint:
+// the endpoints' first look (DefaultConfig's 10 runs a side).
+const checkRuns = 20
+
 // A Measurer is a bisect.SampleMeasurer and bisect.Prefetcher that has
 // the fleet take its samples. Sample i of a commit is the run a worker
 // took for index i (fleet_samples.run_id); a request waits for the job
@@ -126,7 +130,7 @@ func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (float64,
 			return v, err
 		}
 		if !m.planned {
-			m.plan(ctx, 1, 1)
+			m.plan(ctx, 1, checkRuns)
 		}
 		// The sample and the next ones of c (one job each): the commit's
 		// hosts under the plan.

@@ -54,6 +54,12 @@ func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, pri
 		if j, ok := covering(js, i); ok {
 			ids = append(ids, j.id)
 			m.raise(ctx, j.id, prio)
+			if i == from && prio == 1 {
+				// The engine asks for a sample a prefetch, or a killed
+				// controller, enqueued.
+				m.Found++
+				fmt.Fprintf(m.c.Log, "  fleet: found job %d: %s samples %d..%d\n", j.id, c.Short, j.first+1, j.first+j.n)
+			}
 			i = j.first + j.n
 			continue
 		}
