@@ -91,5 +91,5 @@ func Example() {
 	// Output:
 	// found
 	// c700: -0.4 % (95 % CI -0.7 to -0.1), verified true
-	// builds: 13
+	// builds: 14
 }

@@ -2,8 +2,12 @@ package bisect
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // A verified culprit whose share of its range's change is below
@@ -76,6 +80,13 @@ func (r *run) groupGradual() {
 		}
 		i = j
 	}
+	// A culprit inside a gradual range found elsewhere (the window of a
+	// neighbouring half) is one step of that change too.
+	for i := range r.res.Culprits {
+		if r.inGradual(r.res.Culprits[i].Commit) {
+			r.res.Culprits[i].Gradual = true
+		}
+	}
 }
 
 // inGradual reports whether c lies in a Gradual range found already.
@@ -88,15 +99,26 @@ func (r *run) inGradual(c Commit) bool {
 	return false
 }
 
-// spread widens the culprit pair (lo, hi] of s while the neighbouring
-// commit pairs show a step in the culprit's direction. When it widened,
-// the change is gradual: it is recorded in Result.Gradual, the culprit is
-// marked part of it, and the widened bounds are returned. force tests the
-// neighbours whatever the share (a rejected candidate with a clear change
-// that did not stand out from the between-build spread).
+// spread looks beside the culprit pair (lo, hi] of s for the rest of a
+// change the culprit explains clearly less than all of (its share), with
+// the window test. When it is there, the change is gradual: it is
+// recorded in Result.Gradual, the culprit is marked part of it, and the
+// window's bounds are returned. force (a rejected candidate with a clear
+// change that did not stand out from the between-build spread) instead
+// widens the pair while each neighbouring commit pair shows a step in the
+// candidate's direction.
 func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force bool) (int, int, error) {
-	if !force && (cu.ShareHigh == cu.ShareLow || (cu.ShareHigh >= gradualShare && cu.ShareOfRange >= gradualPoint)) {
-		return lo, hi, nil
+	if !force {
+		if cu.ShareHigh == cu.ShareLow || (cu.ShareHigh >= gradualShare && cu.ShareOfRange >= gradualPoint) {
+			return lo, hi, nil
+		}
+		r.event("verify", "%s explains %.0f %% of its range's change: looking for the rest beside it", cu.Commit.Short, 100*cu.ShareOfRange)
+		l, h, ok, err := r.window(ctx, s, lo, hi, cu.Effect)
+		if err != nil || !ok {
+			return lo, hi, err
+		}
+		cu.Gradual = true
+		return l, h, nil
 	}
 	cs := s.commits
 	down := cu.Effect.Delta < 0
@@ -158,3 +180,180 @@ func (r *run) addGradual(s span, lo, hi int) {
 	r.warnf("the change between %s and %s (%+.2f %%) is gradual: spread over %d commits, no single one is the culprit",
 		cs[lo].Short, cs[hi].Short, 100*g.Delta, hi-lo)
 }
+
+// gradualWindow is how many commits beyond a culprit pair, on each side,
+// the window test looks for the rest of a change. Any one commit of a
+// change spread over three lies within two commits of the others.
+const gradualWindow = 2
+
+// window tests whether the change of s continues beside the pair (lo, hi]
+// within gradualWindow commits, looking past the ends of s (a half or a
+// remaining range) into its branch: with l = lo-gradualWindow and h =
+// hi+gradualWindow, fresh interleaved runs of cs[l] and cs[lo], and of
+// cs[hi] and cs[h], measure the steps on both sides of the pair. Their
+// sum, in the direction of the span's change, is tested against run noise
+// alone, one-sided at gradualAlpha (half at each of two looks, VerifyRuns
+// and 3/2 VerifyRuns runs a commit): a change spread over the window puts
+// its rest there, a single step puts nothing. The test is taken only when
+// the runs so far put the pair's ends at least one standard error off the
+// span's ends, towards each other (restBeside, no runs). The pair need not
+// have verified (a step of a gradual change can be below MinEffect), but
+// the window's whole change (the sides and the pair's step from its
+// verification runs) must hold at least half the span's. When it does,
+// the window is recorded as a gradual change, and the returned bounds
+// are the window's, clipped to s.
+func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h int, ok bool, err error) {
+	if restBeside(r, s, lo, hi) < restGate {
+		return lo, hi, false, nil
+	}
+	ext, off, err := r.widen(ctx, s, gradualWindow)
+	if err != nil {
+		return lo, hi, false, err
+	}
+	cs := ext.commits
+	elo, ehi := lo+off, hi+off
+	el, eh := max(0, elo-gradualWindow), min(len(cs)-1, ehi+gradualWindow)
+	if el == elo && eh == ehi {
+		return lo, hi, false, nil
+	}
+	first, last := median(r.l.xs(s.first())), median(r.l.xs(s.last()))
+	down := last < first
+	var pairs [][2]Commit
+	if el < elo {
+		pairs = append(pairs, [2]Commit{cs[el], cs[elo]})
+	}
+	if eh > ehi {
+		pairs = append(pairs, [2]Commit{cs[ehi], cs[eh]})
+	}
+	z, d, err := r.sideSteps(ctx, pairs, down)
+	if err != nil {
+		return lo, hi, false, err
+	}
+	// The window's whole change (its sides and the pair's own step) must
+	// also hold at least half the span's: offsets between builds of one
+	// level can make the sides step, but not carry the span's change.
+	whole := d + along(pair.NewMedian-pair.OldMedian, down)
+	r.event("verify", "the commits beside %s..%s carry %.1f standard errors more of the change; the window holds %.0f %% of it",
+		cs[elo].Short, cs[ehi].Short, z, 100*whole/math.Abs(last-first))
+	if z < stats.ZQuantile(1-gradualAlpha/verifyLooks) || whole < math.Abs(last-first)/2 {
+		return lo, hi, false, nil
+	}
+	r.addGradual(ext, el, eh)
+	return max(0, el-off), min(len(s.commits)-1, eh-off), true, nil
+}
+
+// sideSteps measures the steps of pairs with fresh interleaved runs, in
+// up to two looks (VerifyRuns, then 3/2 VerifyRuns runs a commit), and
+// returns the z value of their sum in the direction down says (the
+// medians' run noise) and that sum. It stops at the first look whose z
+// passes z(1-gradualAlpha/2) or is not positive.
+func (r *run) sideSteps(ctx context.Context, pairs [][2]Commit, down bool) (z, d float64, err error) {
+	crit := stats.ZQuantile(1 - gradualAlpha/verifyLooks)
+	start := r.l.runs
+	for _, n := range verifySizes(r.cfg.VerifyRuns, r.cfg.leastVerifyRuns()) {
+		var se2 float64
+		d = 0
+		for _, p := range pairs {
+			ok, err := r.pairUp(ctx, "verify", p[0], p[1], start, n)
+			if err != nil || !ok {
+				return 0, 0, err
+			}
+			xa, xb := r.l.since(p[0], start), r.l.since(p[1], start)
+			ma, mb := median(xa), median(xb)
+			d += mb - ma
+			se2 += r.medianSE2(ma, len(xa), len(xb))
+		}
+		d = along(d, down)
+		if se2 <= 0 {
+			return 0, d, nil
+		}
+		if z = d / math.Sqrt(se2); z >= crit || z < futileZ {
+			break
+		}
+	}
+	return z, d, nil
+}
+
+// restBeside returns, in standard errors of run noise, how far the runs
+// so far put the pair (lo, hi] of s inside the span's levels: the
+// parent's median beyond the older end's plus the culprit's short of the
+// newer end's, in the direction of the span's change. A single step puts
+// both at the ends' levels (about 0); a gradual change, whose rest lies
+// beside the pair, puts them between.
+func restBeside(r *run, s span, lo, hi int) float64 {
+	cs := s.commits
+	a, b := median(r.l.xs(s.first())), median(r.l.xs(s.last()))
+	p, c := median(r.l.xs(cs[lo])), median(r.l.xs(cs[hi]))
+	down := b < a
+	rest := along(p-a, down) + along(b-c, down)
+	se2 := r.medianSE2(a, r.l.n(s.first()), r.l.n(cs[lo])) + r.medianSE2(b, r.l.n(s.last()), r.l.n(cs[hi]))
+	if se2 <= 0 {
+		return 0
+	}
+	return rest / math.Sqrt(se2)
+}
+
+// widen returns s with up to k more commits of its branch before its
+// older end and after its newer end (History.Range), so a window test
+// can look past the ends of a half or a remaining range, and how many
+// commits were put before.
+func (r *run) widen(ctx context.Context, s span, k int) (span, int, error) {
+	origin, end := r.res.Good, r.res.Bad
+	if r.mergeB != nil {
+		origin = *r.mergeB
+	}
+	if s.branch == BranchGood {
+		end = r.res.Good
+	}
+	var before, after []Commit
+	if s.first().Hash != origin.Hash {
+		cs, err := r.h.Range(ctx, origin.Hash, s.first().Hash)
+		if err != nil {
+			return s, 0, fmt.Errorf("listing %s..%s: %w", origin.Short, s.first().Short, err)
+		}
+		cs = append([]Commit{origin}, cs...)
+		before = cs[max(0, len(cs)-1-k) : len(cs)-1]
+	}
+	if s.last().Hash != end.Hash {
+		cs, err := r.h.Range(ctx, s.last().Hash, end.Hash)
+		if err != nil {
+			return s, 0, fmt.Errorf("listing %s..%s: %w", s.last().Short, end.Short, err)
+		}
+		after = cs[:min(k, len(cs))]
+	}
+	if len(before) == 0 && len(after) == 0 {
+		return s, 0, nil
+	}
+	w := s
+	w.commits = append(append(slices.Clone(before), s.commits...), after...)
+	return w, len(before), nil
+}
+
+// gradualAround tests, for a candidate pair (lo, hi] of s that did not
+// verify and whose runs lie between the span's ends, whether the change
+// is gradual around it (the window test). When it is, it records the
+// gradual range and returns the ranges of s beyond it still to search.
+func (r *run) gradualAround(ctx context.Context, s span, lo, hi int, c Culprit) ([]span, bool, error) {
+	l, h, ok, err := r.window(ctx, s, lo, hi, c.Effect)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	return r.remaining(s, l, h), true, nil
+}
+
+// along returns step x measured in the direction of a change that goes
+// down (or up).
+func along(x float64, down bool) float64 {
+	if down {
+		return -x
+	}
+	return x
+}
+
+// restGate is how many standard errors restBeside must reach before the
+// window test spends runs.
+const restGate = 1.5
+
+// futileZ: a look of the window test whose z is below it ends the test
+// (a gradual change of the span's size puts z near 2.5 at the first look).
+const futileZ = 0.5

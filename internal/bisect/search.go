@@ -152,6 +152,9 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 		if retry >= r.cfg.MaxCulprits || !r.unwind(ctx, s, b, c) {
 			// Not one wrong verdict: the change may be spread out. Search
 			// both sides of the pair afresh.
+			if more, ok, err := r.gradualAround(ctx, s, lo, hi, c); err != nil || ok {
+				return more, err
+			}
 			return r.sidesOf(s, lo, hi), nil
 		}
 	}
