@@ -263,6 +263,19 @@ func printTargets(w io.Writer, rows []row) {
 	fmt.Fprintf(w, "- false culprit on A/A: %s of %d (target <= 1 %%)\n", pct(falseAA, nAA), nAA)
 	fmt.Fprintf(w, "- builds <= ceil(log2 N)+3 on single-culprit bisects that found it: %s of %d; %d over, by at most %d\n",
 		pct(within, nSingle), nSingle, over, worst)
+	var says []string
+	for _, r := range rows {
+		n := 0
+		for _, o := range r.out {
+			n += b2i(o.saysGradual)
+		}
+		if r.kind != kindGradual && n > 0 {
+			says = append(says, fmt.Sprintf("%s (%g sd) at cv %g %%: %d", r.kind, r.ratio, 100*r.cv, n))
+		}
+	}
+	if len(says) > 0 {
+		fmt.Fprintf(w, "- results with a gradual range in rows without one: %s\n", strings.Join(says, "; "))
+	}
 	for _, r := range rows {
 		if r.kind != kindGradual || len(r.out) == 0 {
 			continue

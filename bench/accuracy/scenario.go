@@ -153,6 +153,7 @@ type outcome struct {
 	fairExact           bool // the naive bisect with the engine's runs spread over its commits
 	fairFalse           bool
 	lone                bool           // gradual: some commits named culprits, not all three, no range covering them
+	saysGradual         bool           // the result holds a gradual range
 	res                 *bisect.Result // kept for -trace only
 	why                 string         // for -v: the result's warnings when not exact
 }
@@ -176,10 +177,17 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 		o.res = res
 	}
 	o.exact = len(s.truth) > 0 && sameSet(found, s.truth)
-	covered := map[string]bool{}
+	o.saysGradual = len(res.Gradual) > 0
+	// covered: the commits of the gradual ranges; excused: those of the
+	// ranges that hold a planted step. A gradual range that holds none is
+	// a false answer, and so is a culprit it covers.
+	covered, excused := map[string]bool{}, map[string]bool{}
 	for _, g := range res.Gradual {
+		holds := slices.ContainsFunc(g.Commits, func(c bisect.Commit) bool { return slices.Contains(s.truth, c.Hash) })
+		o.falseCulprit = o.falseCulprit || !holds
 		for _, c := range g.Commits {
 			covered[c.Hash] = true
+			excused[c.Hash] = excused[c.Hash] || holds
 		}
 	}
 	switch s.kind {
@@ -190,7 +198,7 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 		o.lone = !o.exact && len(found) > 0
 	}
 	for _, f := range found {
-		if !slices.Contains(s.truth, f) && !covered[f] {
+		if !slices.Contains(s.truth, f) && !excused[f] {
 			o.falseCulprit = true
 		}
 	}
