@@ -2,6 +2,7 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
@@ -152,6 +153,19 @@ func TestFleetSurvivesPostgresRestart(t *testing.T) {
 		t.Errorf("fleet verdict %q, local verdict %q", got.verdict(), want.verdict())
 	}
 	checkStoredOnce(t, connect(t, dsn), dsn, len(workers))
+	var hosts struct {
+		Hosts map[string]int `json:"hosts"`
+	}
+	if err := json.Unmarshal(ctrl.out.Bytes(), &hosts); err != nil {
+		t.Fatal(err)
+	}
+	stored := 0
+	for _, n := range runsPerCommit(t, dsn) {
+		stored += n
+	}
+	if sum := hosts.Hosts["h1"] + hosts.Hosts["h2"]; sum != stored || len(hosts.Hosts) != 2 {
+		t.Errorf("the outcome's hosts %v: want h1 and h2 with the %d runs stored", hosts.Hosts, stored)
+	}
 	for host, w := range workers {
 		if !strings.Contains(w.log.String(), "waiting for jobs") {
 			t.Errorf("worker %s never started: %s", host, w.log.String())

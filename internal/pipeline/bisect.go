@@ -76,8 +76,16 @@ type Outcome struct {
 	// Confirmations hold an instructions verdict up against throughput
 	// (BisectOptions.ConfirmRuns).
 	Confirmations []Confirmation `json:"confirmations,omitempty"`
+	// Hosts counts the runs each fleet host took (`bisect --fleet`).
+	Hosts map[string]int `json:"hosts,omitempty"`
 	// Report is the report's input, also stored as the result document.
 	Report report.Input `json:"-"`
+}
+
+// A HostCounter is a measurer whose samples other hosts took (the
+// fleet's): it says how many each.
+type HostCounter interface {
+	Hosts(ctx context.Context) (map[string]int, error)
 }
 
 // An InterruptedError ends a bisect stopped by its context (Ctrl-C,
@@ -168,6 +176,11 @@ func (t *Target) Bisect(ctx context.Context, o BisectOptions) (*Outcome, error) 
 	}
 	out := &Outcome{BisectID: row.ID, Resumed: resumed, Request: req, Result: res,
 		Taken: m.Taken, Reused: m.Reused, ModelNotes: t.Notes()}
+	if hc, ok := eng.Measurer.(HostCounter); ok {
+		if out.Hosts, err = hc.Hosts(ctx); err != nil {
+			t.io.Warnf("%v", err) // the verdict stands without it
+		}
+	}
 	if out.Profiles, err = t.profiles(ctx, res); err != nil {
 		t.io.Warnf("%v", err) // the verdict stands without it
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +24,10 @@ func reportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Ben
 			RemoteURL: r.RemoteURL("origin"), DryRun: o.Request.Spec.DryRun, Model: model, Scenario: scenario},
 		Benchmark: bench,
 	}
+	for h, n := range o.Hosts {
+		in.Benchmark.Hosts = append(in.Benchmark.Hosts, report.HostRuns{Host: h, Runs: n})
+	}
+	slices.SortFunc(in.Benchmark.Hosts, func(a, b report.HostRuns) int { return strings.Compare(a.Host, b.Host) })
 	for _, p := range o.Profiles {
 		in.Profiles = append(in.Profiles, report.Profile{Commit: p.Commit, Parent: p.Parent, Diff: p.Diff})
 	}

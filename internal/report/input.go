@@ -110,6 +110,15 @@ type Benchmark struct {
 	Notes           []string `json:"notes,omitempty"`          // anything else, one line each
 	ConfigHash      string   `json:"config_hash,omitempty"`    // the store's workload configuration hash
 	Environment     string   `json:"environment_id,omitempty"` // the store's environment fingerprint
+	// Hosts are the benchmark hosts that took the runs of a fleet bisect
+	// (`bisect --fleet`), by name; empty for runs on this machine.
+	Hosts []HostRuns `json:"hosts,omitempty"`
+}
+
+// HostRuns counts the runs one fleet host took.
+type HostRuns struct {
+	Host string `json:"host"`
+	Runs int    `json:"runs"`
 }
 
 // A Machine is the environment fingerprint in readable form.

@@ -179,3 +179,30 @@ func attr(se xml.StartElement, name string) string {
 	}
 	return ""
 }
+
+// TestHostsOfAFleetBisect: the runs each fleet host took are listed with
+// the benchmark configuration, in Markdown and in Jira; a bisect on this
+// machine lists none.
+func TestHostsOfAFleetBisect(t *testing.T) {
+	in := loadCase(t, "seed")
+	var plain bytes.Buffer
+	if err := Markdown(&plain, in, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "hosts") {
+		t.Error("a bisect on one machine lists hosts")
+	}
+	in.Benchmark.Hosts = []HostRuns{{Host: "bench-1", Runs: 202}, {Host: "bench-2", Runs: 223}}
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"markdown": func(b *bytes.Buffer) error { return Markdown(b, in, Options{}) },
+		"jira":     func(b *bytes.Buffer) error { return Jira(b, in, Options{}) },
+	} {
+		var b bytes.Buffer
+		if err := render(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), "bench-1 (202 runs), bench-2 (223 runs)") {
+			t.Errorf("%s: no hosts line in the benchmark configuration", name)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,6 +207,11 @@ func configFields(b Benchmark, c bisect.Config) []Field {
 	}
 	add("kernel", b.Machine.Kernel)
 	add("environment", b.Environment)
+	var hosts []string
+	for _, h := range b.Hosts {
+		hosts = append(hosts, fmt.Sprintf("%s (%d runs)", h.Host, h.Runs))
+	}
+	add("hosts", strings.Join(hosts, ", "))
 	add("config_hash", b.ConfigHash)
 	for _, n := range b.Notes {
 		add("note", n)
