@@ -140,23 +140,7 @@ func (s *fleetSim) dispatch() {
 		oldest = min(oldest, j.enq)
 	}
 	at := max(h.free, oldest)
-	best, wait := -1, time.Duration(-1)
-	for i, j := range s.pending {
-		if j.enq > at {
-			continue
-		}
-		if g := s.warm(j.hash, h); s.affinity && !h.built[j.hash] && g != nil && g.free < at+s.build {
-			// A host with the build is free before this one could build
-			// the commit: the job is left to it.
-			if wait < 0 || g.free < wait {
-				wait = g.free
-			}
-			continue
-		}
-		if best < 0 || s.before(h, j, s.pending[best]) {
-			best = i
-		}
-	}
+	best, wait := s.pick(h, at)
 	if best < 0 {
 		// Nothing for this host until a host with a build takes its job.
 		h.free = max(wait, at+time.Second)
@@ -184,6 +168,30 @@ func (s *fleetSim) dispatch() {
 		s.runs++
 	}
 	h.free = t
+}
+
+// pick returns the index in pending of the job host h takes at time at
+// (-1: none), and, with affinity, when a host with the build of a job
+// left to it is free.
+func (s *fleetSim) pick(h *simHost, at time.Duration) (int, time.Duration) {
+	best, wait := -1, time.Duration(-1)
+	for i, j := range s.pending {
+		if j.enq > at {
+			continue
+		}
+		if g := s.warm(j.hash, h); s.affinity && !h.built[j.hash] && g != nil && g.free < at+s.build {
+			// A host with the build is free before this one could build
+			// the commit: the job is left to it.
+			if wait < 0 || g.free < wait {
+				wait = g.free
+			}
+			continue
+		}
+		if best < 0 || s.before(h, j, s.pending[best]) {
+			best = i
+		}
+	}
+	return best, wait
 }
 
 // before orders jobs for host h: priority, then (with affinity) a

@@ -78,27 +78,8 @@ func main() {
 	for i := range builds {
 		var base time.Duration
 		for _, k := range hosts {
-			var sum outcome
-			right := 0
-			for seed := 1; seed <= *seeds; seed++ {
-				o, err := simulate(uint64(seed), *commits, k, builds[i], runs[i], *delta, *cv, *verbose && seed == 1)
-				if err != nil {
-					fail(err)
-				}
-				sum.wall += o.wall
-				sum.bisectRounds += o.bisectRounds
-				sum.rounds += o.rounds
-				sum.runs += o.runs
-				sum.builds += o.builds
-				if o.right {
-					right++
-				}
-				if seed == 1 {
-					sum.depth, sum.perHost = o.depth, o.perHost
-				}
-			}
-			n := time.Duration(*seeds)
-			wall := sum.wall / n
+			sum, right := cell(*seeds, *commits, k, builds[i], runs[i], *delta, *cv, *verbose)
+			wall := sum.wall / time.Duration(*seeds)
 			if base == 0 {
 				base = wall
 			}
@@ -108,6 +89,31 @@ func main() {
 				wall.Round(time.Minute), float64(base)/float64(wall), mean(sum.runs, *seeds), mean(sum.builds, *seeds), right, *seeds)
 		}
 	}
+}
+
+// cell simulates seeds bisects on k hosts and returns their sums (the
+// plan of seed 1) and how many named the planted commit.
+func cell(seeds, commits, k int, build, run time.Duration, delta, cv float64, verbose bool) (outcome, int) {
+	var sum outcome
+	right := 0
+	for seed := 1; seed <= seeds; seed++ {
+		o, err := simulate(uint64(seed), commits, k, build, run, delta, cv, verbose && seed == 1)
+		if err != nil {
+			fail(err)
+		}
+		sum.wall += o.wall
+		sum.bisectRounds += o.bisectRounds
+		sum.rounds += o.rounds
+		sum.runs += o.runs
+		sum.builds += o.builds
+		if o.right {
+			right++
+		}
+		if seed == 1 {
+			sum.depth, sum.perHost = o.depth, o.perHost
+		}
+	}
+	return sum, right
 }
 
 // simulate runs one bisect of a commits-long history with a step at a
