@@ -42,6 +42,9 @@ type simJob struct {
 type fleetSim struct {
 	hosts    []simHost
 	affinity bool // hosts prefer jobs of commits they have built
+	// patience: with affinity, a job is left to a host with its build
+	// that is free within this time (the build time; 1 ns: only an idle one).
+	patience time.Duration
 	// shared: a commit is built once; other hosts copy the build (copy)
 	// once it is done. builtAt is when each commit's first build ended.
 	shared     bool
@@ -179,7 +182,7 @@ func (s *fleetSim) pick(h *simHost, at time.Duration) (int, time.Duration) {
 		if j.enq > at {
 			continue
 		}
-		if g := s.warm(j.hash, h); s.affinity && !h.built[j.hash] && g != nil && g.free < at+s.build {
+		if g := s.warm(j.hash, h); s.affinity && !h.built[j.hash] && g != nil && g.free < at+s.patience {
 			// A host with the build is free before this one could build
 			// the commit: the job is left to it.
 			if wait < 0 || g.free < wait {

@@ -28,9 +28,10 @@ import (
 // affinity: the simulated hosts schedule by build affinity (-affinity);
 // shared: builds are shared (-shared), copied in copyTime.
 var (
-	affinity bool
-	shared   bool
-	copyTime time.Duration
+	affinity     bool
+	idleAffinity bool
+	shared       bool
+	copyTime     time.Duration
 )
 
 // An outcome is one simulated bisect.
@@ -54,6 +55,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print each setting's first-round plan to stderr")
 	flag.BoolVar(&shared, "shared", false, "a commit is built once, by the first host that takes it; other hosts copy the build (-copy) once it is done (a shared build store; not built)")
 	flag.DurationVar(&copyTime, "copy", time.Minute, "with -shared: copying a build to a host")
+	flag.BoolVar(&idleAffinity, "affinity-idle", false, "like -affinity, but a job is left only to an idle host with its build (what a worker can do by snoozing a job)")
 	flag.BoolVar(&affinity, "affinity", false, "hosts prefer jobs of commits they have built, and leave a job to a host with its build when that host is free within a build time (not built in the fleet: River gives a job to whichever host asks first)")
 	flag.Parse()
 	hosts, err := ints(*hostList)
@@ -67,6 +69,9 @@ func main() {
 	how := "jobs go to whichever host is free (River, as built)"
 	if affinity {
 		how = "hosts schedule by build affinity (-affinity, not built)"
+	}
+	if idleAffinity {
+		how = "a job of a commit built on an idle host is left to it (-affinity-idle)"
 	}
 	if shared {
 		how += fmt.Sprintf("; builds shared, copied in %s (-shared, not built)", copyTime)
@@ -123,7 +128,10 @@ func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv f
 	step := 1 + rng.IntN(commits)
 	h := newLineHistory(seed, commits, step, 10000, delta)
 	s := newFleetSim(k, build, run, h.level, cv*10000, seed)
-	s.affinity, s.shared, s.copy = affinity, shared, copyTime
+	s.affinity, s.shared, s.copy, s.patience = affinity || idleAffinity, shared, copyTime, build
+	if idleAffinity {
+		s.patience = time.Nanosecond
+	}
 	if verbose {
 		s.planLog = func(why string) { fmt.Fprintf(os.Stderr, "fleet-sim: plan: %s\n", why) }
 	}
