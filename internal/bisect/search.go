@@ -206,10 +206,10 @@ func (r *run) narrow(ctx context.Context, s span, b *bracket) ([]span, error) {
 		if mid < 0 {
 			return nil, nil
 		}
+		r.prefetch(ctx, s, b, mid)
 		v, err := r.classify(ctx, s, cs[mid], b.hi()-b.lo()-1)
 		if err != nil {
 			return nil, err
-		r.prefetch(ctx, s, b, mid)
 		}
 		switch v {
 		case VerdictLikeLow:
