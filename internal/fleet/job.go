@@ -32,6 +32,7 @@ type measureWorker struct {
 	delay    time.Duration
 	beat     *heartbeat
 	log      io.Writer
+	health   *hostHealth
 
 	mu      sync.Mutex
 	key     string
@@ -39,8 +40,8 @@ type measureWorker struct {
 	targets int // targets opened, for the log
 }
 
-// Work implements river.Worker.
-func (w *measureWorker) Work(riverCtx context.Context, job *river.Job[MeasureArgs]) error {
+// work takes one job (Work notes how it ended).
+func (w *measureWorker) work(riverCtx context.Context, job *river.Job[MeasureArgs]) error {
 	w.beat.hold(job.ID)
 	defer w.beat.hold(0)
 	ctx, cancel := context.WithCancel(context.WithoutCancel(riverCtx))

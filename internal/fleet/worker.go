@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -72,7 +73,8 @@ func (c *WorkerConfig) defaults() error {
 
 // RunWorker works measure jobs of cfg.Queue until ctx ends, then stops:
 // a job in progress is cancelled (its interrupted sample is not stored)
-// and goes back to the queue for another host.
+// and goes back to the queue for another host. It also stops, with an
+// error saying so, when MaxHostFailures jobs in a row failed on this host.
 func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err := cfg.defaults(); err != nil {
 		return err
@@ -101,7 +103,8 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err := hb.register(ctx, cfg.Host, cfg.Queue); err != nil {
 		return err
 	}
-	w := &measureWorker{store: st, pool: pool, host: cfg.Host, workerID: id, delay: cfg.SampleDelay, beat: hb, log: cfg.Log}
+	w := &measureWorker{store: st, pool: pool, host: cfg.Host, workerID: id, delay: cfg.SampleDelay, beat: hb, log: cfg.Log,
+		health: newHostHealth()}
 	defer w.close()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
@@ -130,13 +133,18 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 		return fmt.Errorf("starting the worker: %w", err)
 	}
 	fmt.Fprintf(cfg.Log, "worker %s: host %s, queue %s, waiting for jobs\n", id, cfg.Host, cfg.Queue)
-	<-ctx.Done()
+	var out error
+	select {
+	case <-ctx.Done():
+	case out = <-w.health.out:
+		fmt.Fprintf(cfg.Log, "worker %s: %v\n", id, out)
+	}
 	fmt.Fprintf(cfg.Log, "worker %s: stopping\n", id)
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	err = client.StopAndCancel(stopCtx)
 	hb.stop(stopCtx)
-	return err
+	return errors.Join(out, err)
 }
 
 // lockHost takes the host lock: a session advisory lock on a connection

@@ -1,0 +1,71 @@
+package fleet_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFailingHostTakenOut is issue 16's "a host that keeps failing is
+// taken out of the plan": h1's cache is a file, so every job fails on h1
+// for h1's own reasons (its scenario cannot be written); after
+// fleet.MaxHostFailures of them its worker leaves the fleet with an error
+// naming the host, and h2 takes every job: the bisect ends with the local
+// verdict and no job is discarded.
+func TestFailingHostTakenOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fleet bisect with two worker processes")
+	}
+	dsn := testPG(t)
+	bin := buildPerfbisect(t)
+	cache := t.TempDir()
+	broken := filepath.Join(t.TempDir(), "cache-is-a-file")
+	if err := os.WriteFile(broken, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bisectArgs := []string{"bisect", "--dry-run", "--good", "11.8.6", "--bad", "12.0.1", "--json"}
+	local := start(t, bin, cache, "local bisect", append(bisectArgs, "--db", filepath.Join(t.TempDir(), "local.db"))...)
+	if err := local.wait(t, 5*time.Minute); err != nil {
+		t.Fatalf("local bisect: %v\n%s", err, local.log.String())
+	}
+	want := parseOutcome(t, local)
+
+	worker := func(host, cache string) *proc {
+		return start(t, bin, cache, "worker "+host, "worker", "--db", dsn, "--host", host,
+			"--heartbeat", "500ms", "--rescue-after", "3s")
+	}
+	h1 := worker("h1", broken)
+	ctrl := start(t, bin, cache, "controller", append(bisectArgs, "--fleet", "--db", dsn)...)
+	if err := h1.wait(t, 3*time.Minute); err == nil {
+		t.Fatalf("the failing worker exited 0:\n%s", h1.log.String())
+	}
+	if log := h1.log.String(); !strings.Contains(log, "host h1 failed 2 jobs in a row") || !strings.Contains(log, "taken out of the fleet") {
+		t.Errorf("the failing worker does not say it left the fleet:\n%s", log)
+	}
+	h2 := worker("h2", cache)
+	if err := ctrl.wait(t, 5*time.Minute); err != nil {
+		t.Fatalf("controller: %v\n%s", err, ctrl.log.String())
+	}
+	if got := parseOutcome(t, ctrl); got.verdict() != want.verdict() {
+		t.Errorf("fleet verdict %q, local verdict %q", got.verdict(), want.verdict())
+	}
+	db := connect(t, dsn)
+	var discarded int
+	if err := db.QueryRow(context.Background(), `SELECT count(*) FROM river_job WHERE state IN ('discarded', 'cancelled')`).
+		Scan(&discarded); err != nil {
+		t.Fatal(err)
+	}
+	if discarded != 0 {
+		t.Errorf("%d jobs discarded or cancelled: the failing host spent their attempts", discarded)
+	}
+	if err := h2.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := h2.wait(t, time.Minute); err != nil {
+		t.Errorf("worker h2 after SIGTERM: %v", err)
+	}
+}

@@ -1,0 +1,54 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+)
+
+// MaxHostFailures is how many jobs in a row may fail on one host, for the
+// host's own reasons, before its worker takes the host out of the fleet:
+// a host with a full disk or a broken toolchain would otherwise take job
+// after job and spend their attempts (MaxAttempts) for nothing.
+const MaxHostFailures = 2
+
+// hostHealth counts a host's failed jobs in a row.
+type hostHealth struct {
+	mu    sync.Mutex
+	inRow int
+	out   chan error // receives once, when the host is taken out
+}
+
+func newHostHealth() *hostHealth { return &hostHealth{out: make(chan error, 1)} }
+
+// note records how a job of host ended. A commit's own fault (a
+// cancelled job: unbuildable, crashing) and a stop say nothing about the
+// host.
+func (h *hostHealth) note(host string, err error) {
+	var cancel *rivertype.JobCancelError
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case err == nil:
+		h.inRow = 0
+	case errors.As(err, &cancel), errors.Is(err, context.Canceled):
+	default:
+		h.inRow++
+		if h.inRow == MaxHostFailures {
+			h.out <- fmt.Errorf("host %s failed %d jobs in a row (last: %v): taken out of the fleet, its jobs go to the other hosts; "+
+				"fix the host and start its worker again", host, h.inRow, err)
+		}
+	}
+}
+
+// Work implements river.Worker: a job, with its outcome noted for the
+// host's health.
+func (w *measureWorker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
+	err := w.work(ctx, job)
+	w.health.note(w.host, err)
+	return err
+}
