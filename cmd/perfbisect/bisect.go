@@ -20,6 +20,7 @@ const (
 	exitNotReproduced = 3 // good and bad do not differ
 	exitUnderpowered  = 4 // the step is too small for --max-runs
 	exitInconclusive  = 5 // reproduced, but no single culprit verified
+	exitTakenOut      = 6 // worker: the host failed job after job and left the fleet
 )
 
 // bisectOptions are the flags of `perfbisect bisect` (and of the root

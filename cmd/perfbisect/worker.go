@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,9 @@ that 'perfbisect bisect --fleet' fills (River, in the store's Postgres):
 each job builds a commit (or asks the dry-run model) and takes samples, one
 job at a time per host name. Every run goes to the store as in a local
 bisect. SIGTERM or Ctrl-C stops it; a job in progress goes back to the
-queue. A killed worker's job is re-run elsewhere after --rescue-after.`,
+queue. A killed worker's job is re-run elsewhere after --rescue-after.
+A host whose jobs fail twice in a row for its own reasons (not the
+commit's) leaves the fleet: the worker exits with status 6.`,
 		Example: `  perfbisect worker --db postgres://perfbisect@db/perfbisect --host bench1 --queue epyc`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -30,7 +33,11 @@ queue. A killed worker's job is re-run elsewhere after --rescue-after.`,
 				return usageErrorf("worker needs a Postgres store: --db postgres://… (or PERFBISECT_DB)")
 			}
 			cfg.DSN, cfg.Log = a.dbURL, a.io.Progress()
-			return fleet.RunWorker(cmd.Context(), cfg)
+			err := fleet.RunWorker(cmd.Context(), cfg)
+			if errors.Is(err, fleet.ErrTakenOut) {
+				return &exitError{code: exitTakenOut, err: err}
+			}
+			return err
 		},
 	}
 	fs := cmd.Flags()

@@ -43,8 +43,8 @@ func TestFailingHostTakenOut(t *testing.T) {
 	if err := h1.wait(t, 3*time.Minute); err == nil {
 		t.Fatalf("the failing worker exited 0:\n%s", h1.log.String())
 	}
-	if log := h1.log.String(); !strings.Contains(log, "host h1 failed 2 jobs in a row") || !strings.Contains(log, "taken out of the fleet") {
-		t.Errorf("the failing worker does not say it left the fleet:\n%s", log)
+	if log := h1.log.String(); !strings.Contains(log, "host h1 failed 2 jobs in a row") || !strings.Contains(log, "taken out of the fleet") || h1.cmd.ProcessState.ExitCode() != 6 {
+		t.Errorf("the failing worker (exit %d) does not say it left the fleet:\n%s", h1.cmd.ProcessState.ExitCode(), log)
 	}
 	h2 := worker("h2", cache)
 	if err := ctrl.wait(t, 5*time.Minute); err != nil {

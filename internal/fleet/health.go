@@ -16,6 +16,10 @@ import (
 // after job and spend their attempts (MaxAttempts) for nothing.
 const MaxHostFailures = 2
 
+// ErrTakenOut is wrapped by RunWorker's error when the host left the
+// fleet after MaxHostFailures failed jobs in a row.
+var ErrTakenOut = errors.New("taken out of the fleet")
+
 // hostHealth counts a host's failed jobs in a row.
 type hostHealth struct {
 	mu    sync.Mutex
@@ -39,8 +43,8 @@ func (h *hostHealth) note(host string, err error) {
 	default:
 		h.inRow++
 		if h.inRow == MaxHostFailures {
-			h.out <- fmt.Errorf("host %s failed %d jobs in a row (last: %v): taken out of the fleet, its jobs go to the other hosts; "+
-				"fix the host and start its worker again", host, h.inRow, err)
+			h.out <- fmt.Errorf("host %s failed %d jobs in a row (last: %v): %w, its jobs go to the other hosts; "+
+				"fix the host and start its worker again", host, h.inRow, err, ErrTakenOut)
 		}
 	}
 }
