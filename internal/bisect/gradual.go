@@ -330,10 +330,18 @@ func (r *run) widen(ctx context.Context, s span, k int) (span, int, error) {
 }
 
 // gradualAround tests, for a candidate pair (lo, hi] of s that did not
-// verify and whose runs lie between the span's ends, whether the change
-// is gradual around it (the window test). When it is, it records the
+// verify, was not unwound, and still shows a step in the span's
+// direction (Mann-Whitney p below gradualAlpha), whether the change is
+// gradual around it (the window test). When it is, it records the
 // gradual range and returns the ranges of s beyond it still to search.
 func (r *run) gradualAround(ctx context.Context, s span, lo, hi int, c Culprit) ([]span, bool, error) {
+	// A pair with no step of its own in the span's direction is no part
+	// of a gradual change: one of its verdicts was wrong (a host that
+	// changed speed), and the search goes on beside it.
+	spanDown := median(r.l.xs(s.last())) < median(r.l.xs(s.first()))
+	if c.Effect.P >= gradualAlpha || (c.Effect.Delta < 0) != spanDown {
+		return nil, false, nil
+	}
 	l, h, ok, err := r.window(ctx, s, lo, hi, c.Effect)
 	if err != nil || !ok {
 		return nil, false, err
