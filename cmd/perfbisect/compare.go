@@ -21,6 +21,7 @@ type compareOptions struct {
 	fresh     bool
 	json      bool
 	patch     string
+	fleet     fleetOptions
 }
 
 func newCompareCmd(a *app) *cobra.Command {
@@ -36,7 +37,8 @@ alpha AND the change is at least --min-effect.
 
 Runs already stored for the same commit, workload and machine are reused;
 --fresh measures again. With --dry-run the revisions are commits of a
-scenario and the AHI model measures them.`,
+scenario and the AHI model measures them. With --fleet the 'perfbisect
+worker' hosts take every sample at once (see bisect --fleet).`,
 		Example: `  perfbisect compare --repo ~/src/mariadb 11.8.6 12.0.1
   perfbisect compare --dry-run 11.8.6 12.0.1 --json
   perfbisect compare --repo ~/src/mariadb 12.0.1 12.0.1 --patch 83a48d2bc84`,
@@ -56,12 +58,16 @@ scenario and the AHI model measures them.`,
 	f.StringVar(&o.patch, "patch", "", "patch trial: build B with this patch file or commit (cherry-picked) applied, in the builder's copy of the tree")
 	addMetricFlag(f, &o.spec.Metric)
 	addRealFlags(f, &o.spec.Real)
+	addFleetFlags(f, &o.fleet)
 	return cmd
 }
 
 func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string) error {
 	if o.runs < 2 {
 		return usageErrorf("--runs %d: want at least 2", o.runs)
+	}
+	if o.patch != "" && o.fleet.on {
+		return usageErrorf("--patch and --fleet do not go together: a patch trial builds its patched tree on this machine")
 	}
 	cfg := pipeline.ConfigFor(o.spec)
 	cfg.MinEffect = o.minEffect
@@ -91,7 +97,12 @@ func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string
 		}
 		defer tb.Close()
 	}
-	c, err := pipeline.ComparePair(ctx, t, tb, revA, revB, o.runs, o.fresh, cfg)
+	remote, fleetDone, err := fleetRemote(ctx, a, o.fleet, func() pipeline.Spec { return t.Spec })
+	if err != nil {
+		return err
+	}
+	defer fleetDone()
+	c, err := pipeline.ComparePair(ctx, t, tb, revA, revB, pipeline.CompareOptions{Runs: o.runs, Fresh: o.fresh, Config: cfg, Remote: remote})
 	if err != nil {
 		return bisectError(err)
 	}

@@ -2,8 +2,10 @@ package fleet_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -67,5 +69,61 @@ func TestFailingHostTakenOut(t *testing.T) {
 	}
 	if err := h2.wait(t, time.Minute); err != nil {
 		t.Errorf("worker h2 after SIGTERM: %v", err)
+	}
+}
+
+// TestFleetCompare: `compare --fleet` has the workers take every sample
+// (two hosts at once), and, the dry-run model drawing each sample by its
+// index, gets exactly the samples a local compare gets.
+func TestFleetCompare(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two worker processes")
+	}
+	dsn := testPG(t)
+	bin := buildPerfbisect(t)
+	cache := t.TempDir()
+	args := []string{"compare", "--dry-run", "11.8.6", "12.0.1", "--runs", "4", "--json"}
+	local := start(t, bin, cache, "local compare", append(args, "--db", filepath.Join(t.TempDir(), "local.db"))...)
+	if err := local.wait(t, 3*time.Minute); err != nil {
+		t.Fatalf("local compare: %v\n%s", err, local.log.String())
+	}
+	var workers []*proc
+	for _, host := range []string{"h1", "h2"} {
+		workers = append(workers, start(t, bin, cache, "worker "+host, "worker", "--db", dsn, "--host", host,
+			"--heartbeat", "500ms", "--rescue-after", "3s", "--sample-delay", "200ms"))
+	}
+	remote := start(t, bin, cache, "fleet compare", append(args, "--fleet", "--db", dsn)...)
+	if err := remote.wait(t, 3*time.Minute); err != nil {
+		t.Fatalf("fleet compare: %v\n%s", err, remote.log.String())
+	}
+	type side struct {
+		Samples []float64 `json:"samples"`
+	}
+	var want, got struct {
+		A, B    side
+		Verdict string `json:"verdict"`
+		Taken   int    `json:"taken"`
+	}
+	for p, dst := range map[*proc]any{local: &want, remote: &got} {
+		if err := json.Unmarshal(p.out.Bytes(), dst); err != nil {
+			t.Fatalf("%s: %v\n%s", p.name, err, p.out.String())
+		}
+	}
+	if !slices.Equal(got.A.Samples, want.A.Samples) || !slices.Equal(got.B.Samples, want.B.Samples) || got.Verdict != want.Verdict {
+		t.Errorf("fleet compare %+v, local %+v", got, want)
+	}
+	if got.Taken != 8 || len(got.A.Samples) != 4 {
+		t.Errorf("fleet compare took %d samples (%d of A), want 8 (4 a side)", got.Taken, len(got.A.Samples))
+	}
+	if !strings.Contains(remote.log.String(), "fleet: samples by host:") {
+		t.Errorf("the fleet compare does not say which hosts took the runs:\n%s", remote.log.String())
+	}
+	for _, w := range workers {
+		if err := w.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.wait(t, time.Minute); err != nil {
+			t.Errorf("%s after SIGTERM: %v", w.name, err)
+		}
 	}
 }

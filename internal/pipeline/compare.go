@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 
@@ -55,13 +56,24 @@ type Compared struct {
 // unless fresh, and compares them with cfg's metric, minimum effect and
 // alpha.
 func (t *Target) Compare(ctx context.Context, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
-	return ComparePair(ctx, t, t, a, b, runs, fresh, cfg)
+	return ComparePair(ctx, t, t, a, b, CompareOptions{Runs: runs, Fresh: fresh, Config: cfg})
+}
+
+// CompareOptions say how ComparePair measures.
+type CompareOptions struct {
+	Runs   int           // of each revision
+	Fresh  bool          // measure again instead of reusing stored runs
+	Config bisect.Config // the verdict's rules
+	// Remote, when set, gives the measurer that takes the samples
+	// elsewhere (the fleet's, as BisectOptions.Remote); every sample is
+	// asked of it at once, so several hosts take them in parallel.
+	Remote func(local *Measurer) (bisect.Measurer, error)
 }
 
 // ComparePair is Compare with a measured on ta and b on tb: a patch
 // trial's tb builds its commits with a patch (see OpenPatched).
-func ComparePair(ctx context.Context, ta, tb *Target, a, b string, runs int, fresh bool, cfg bisect.Config) (*Comparison, error) {
-	t := ta
+func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOptions) (*Comparison, error) {
+	t, runs, cfg := ta, o.Runs, o.Config
 	cfg.Metric = t.Metric()
 	ca, err := t.History.Resolve(ctx, a)
 	if err != nil {
@@ -77,18 +89,33 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, runs int, fre
 	if ca.Hash == cb.Hash && tb.patch == nil {
 		return nil, fmt.Errorf("%s and %s are the same commit %s: %w", a, b, ca.Short, bisect.ErrSameCommit)
 	}
-	m, mb := t.Measurer(fresh), tb.Measurer(fresh)
+	m, mb := t.Measurer(o.Fresh), tb.Measurer(o.Fresh)
 	if tb == ta {
 		mb = m
+	}
+	var ma, mbb bisect.Measurer = m, mb
+	if o.Remote != nil {
+		if tb != ta {
+			return nil, errors.New("a patch trial builds its patched tree on this machine: --patch and --fleet do not go together")
+		}
+		r, err := o.Remote(m)
+		if err != nil {
+			return nil, err
+		}
+		ma, mbb = r, r
+		if p, ok := r.(bisect.Prefetcher); ok {
+			p.PrefetchDepth(ctx, 1, 2*runs)
+			p.Prefetch(ctx, []bisect.Request{{Commit: ca, N: runs}, {Commit: cb, N: runs}})
+		}
 	}
 	sa, sb := make([]float64, 0, runs), make([]float64, 0, runs)
 	for i := 0; i < runs; i++ {
 		for _, side := range []struct {
 			t   *Target
-			m   *Measurer
+			m   bisect.Measurer
 			c   bisect.Commit
 			dst *[]float64
-		}{{ta, m, ca, &sa}, {tb, mb, cb, &sb}} {
+		}{{ta, ma, ca, &sa}, {tb, mbb, cb, &sb}} {
 			x, err := side.m.Measure(ctx, side.c, i, 1)
 			if err != nil {
 				return nil, fmt.Errorf("measuring %s: %w", side.c.Short, err)
@@ -110,6 +137,9 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, runs int, fre
 	c.Taken, c.Reused = m.Taken, m.Reused
 	if mb != m {
 		c.Taken, c.Reused = c.Taken+mb.Taken, c.Reused+mb.Reused
+	}
+	if o.Remote != nil {
+		c.Taken, c.Reused = 2*runs, 0 // the fleet's samples are always fresh
 	}
 	if tb.patch != nil {
 		c.B.Revision, c.B.Patch = b+" + "+tb.patch.Name, tb.patch
