@@ -31,6 +31,7 @@ type trackOptions struct {
 	requireDB  bool
 	json       bool
 	nightHours float64
+	fleet      fleetOptions
 }
 
 func newTrackCmd(a *app) *cobra.Command {
@@ -82,6 +83,7 @@ failed; the other branches are still done), 2 usage, 130 interrupted.`,
 	_ = f.MarkHidden("github-api-url")
 	f.BoolVar(&o.requireDB, "require-db", false, "refuse to run without a PostgreSQL store (implied in real mode under CI)")
 	f.BoolVar(&o.json, "json", false, "print each night's outcome as JSON on stdout")
+	addFleetFlags(f, &o.fleet)
 	return cmd
 }
 
@@ -122,7 +124,12 @@ func runTrack(ctx context.Context, a *app, o trackOptions) error {
 		return err
 	}
 	defer t.Close()
-	tr := &track.Tracker{Config: cfg, Store: s, Target: t, Workload: t.Workload, IO: a.io}
+	remote, fleetDone, err := fleetRemote(ctx, a, o.fleet, func() pipeline.Spec { return t.Spec })
+	if err != nil {
+		return err
+	}
+	defer fleetDone()
+	tr := &track.Tracker{Config: cfg, Store: s, Target: t, Workload: t.Workload, IO: a.io, Remote: remote}
 	if tr.Filer, err = trackFiler(s, cfg, o, token, a); err != nil {
 		return err
 	}

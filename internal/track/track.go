@@ -28,6 +28,9 @@ type Tracker struct {
 	Target Target
 	// Workload is the target's workload: it keys the series and the ledger.
 	Workload pipeline.Workload
+	// Remote, when set, has the bisects measured elsewhere (the fleet's
+	// measurer, as pipeline.BisectOptions.Remote); tips are measured here.
+	Remote func(local *pipeline.Measurer) (bisect.Measurer, error)
 	// Filer files culprits; nil files nothing (the change points and
 	// bisects are still stored).
 	Filer Filer
@@ -266,7 +269,7 @@ func (t *Tracker) bracket(pts []store.SeriesPoint, cps []changepoint.ChangePoint
 // on the change point's row. Errors are kept on the change.
 func (t *Tracker) act(ctx context.Context, c *Change, row *store.SeriesChange) {
 	cfg := bisectConfig(c.Direction, c.Change)
-	out, err := t.Target.Bisect(ctx, pipeline.BisectOptions{Good: c.Good, Bad: c.Bad, Config: cfg})
+	out, err := t.Target.Bisect(ctx, pipeline.BisectOptions{Good: c.Good, Bad: c.Bad, Config: cfg, Remote: t.Remote})
 	if err != nil {
 		c.Status, c.Error = statusFailed, err.Error()
 		row.Status = c.Status

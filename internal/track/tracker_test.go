@@ -129,3 +129,47 @@ func TestTrackerNights(t *testing.T) {
 		t.Errorf("measured %d tips and bisected %d times; want 30 and 2", len(tgt.measured), tgt.bisects)
 	}
 }
+
+// remoteTarget records the Remote of each bisect it is asked for.
+type remoteTarget struct {
+	fakeTarget
+	remotes int
+}
+
+func (r *remoteTarget) Bisect(ctx context.Context, o pipeline.BisectOptions) (*pipeline.Outcome, error) {
+	if o.Remote != nil {
+		r.remotes++
+	}
+	return r.fakeTarget.Bisect(ctx, o)
+}
+
+// TestTrackerRemoteBisects: with Remote set (track --fleet) every bisect
+// the tracker starts is measured through it.
+func TestTrackerRemoteBisects(t *testing.T) {
+	ctx := context.Background()
+	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	level := make([]float64, 31)
+	for i := range level {
+		level[i] = 1000
+		if i >= 10 {
+			level[i] = 950
+		}
+	}
+	tgt := &remoteTarget{fakeTarget: fakeTarget{level: level}}
+	remote := func(*pipeline.Measurer) (bisect.Measurer, error) { return nil, errors.New("not called by the fake") }
+	tr := &Tracker{Config: Config{Branches: []string{"main"}, Runs: 3}.WithDefaults(), Store: s, Target: tgt,
+		Workload: pipeline.Workload{ConfigHash: "w"}, IO: ui.Discard(), Remote: remote}
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for n := 1; n <= 20; n++ {
+		if _, err := tr.Night(ctx, start.AddDate(0, 0, n), map[string]string{"main": fmt.Sprintf("c%d", n)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tgt.bisects == 0 || tgt.remotes != tgt.bisects {
+		t.Errorf("%d bisects, %d of them with Remote: want every one", tgt.bisects, tgt.remotes)
+	}
+}
