@@ -157,6 +157,20 @@ type SampleMeasurer interface {
 	MeasureSamples(ctx context.Context, c Commit, first, n int) ([]Sample, error)
 }
 
+// MeasureValues is Measure for a SampleMeasurer: the values of its
+// MeasureSamples.
+func MeasureValues(ctx context.Context, m SampleMeasurer, c Commit, first, n int) ([]float64, error) {
+	ss, err := m.MeasureSamples(ctx, c, first, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = s.Value
+	}
+	return out, nil
+}
+
 // An Identifier is a Measurer that can name the binary a commit builds
 // to. Commits with the same identity cannot differ, so the engine tests
 // no range whose ends share one binary and classifies a midpoint that

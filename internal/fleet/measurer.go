@@ -97,15 +97,7 @@ func (m *Measurer) SpecKey() string { return m.specKey }
 
 // Measure implements bisect.Measurer.
 func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
-	ss, err := m.MeasureSamples(ctx, c, first, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = s.Value
-	}
-	return out, nil
+	return bisect.MeasureValues(ctx, m, c, first, n)
 }
 
 // MeasureSamples implements bisect.SampleMeasurer. Every sample is

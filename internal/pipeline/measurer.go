@@ -90,15 +90,7 @@ var (
 
 // Measure implements bisect.Measurer.
 func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
-	ss, err := m.MeasureSamples(ctx, c, first, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = s.Value
-	}
-	return out, nil
+	return bisect.MeasureValues(ctx, m, c, first, n)
 }
 
 // Identity implements bisect.Identifier with BinaryOf ("" without it).
