@@ -62,7 +62,7 @@ func (r *run) groupGradual() {
 		for _, x := range cs[i:j] {
 			covered = covered && r.inGradual(x.c.Commit)
 		}
-		if j-i >= 2 && !covered {
+		if j-i >= 2 && !covered && r.holdsHalf(cs[i].c.Parent, cs[j-1].c.Commit, r.res.Good, r.res.Bad) {
 			g := Gradual{Low: cs[i].c.Parent, High: cs[j-1].c.Commit, Branch: cs[i].c.Branch}
 			for _, x := range cs[i:j] {
 				g.Commits = append(g.Commits, x.c.Commit)
@@ -155,12 +155,21 @@ func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force
 		}
 		h++
 	}
-	if l == lo && h == hi {
+	if l == lo && h == hi || !r.holdsHalf(cs[l], cs[h], s.first(), s.last()) {
 		return lo, hi, nil
 	}
 	cu.Gradual = true
 	r.addGradual(s, l, h)
 	return l, h, nil
+}
+
+// holdsHalf reports whether the change from a to b (medians of all their
+// valid runs) goes the way of the change from first to last and holds at
+// least half of it. Steps between builds of one level (code layout) can
+// line up next to each other; they do not carry a range's change.
+func (r *run) holdsHalf(a, b, first, last Commit) bool {
+	f, l := median(r.l.xs(first)), median(r.l.xs(last))
+	return along(median(r.l.xs(b))-median(r.l.xs(a)), l < f) >= math.Abs(l-f)/2
 }
 
 // addGradual records that the change of s lies spread over (lo, hi].
