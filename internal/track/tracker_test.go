@@ -74,19 +74,8 @@ func (f *fakeFiler) File(ctx context.Context, fd Finding, out *pipeline.Outcome)
 // rerun); a rerun after a clean run measures and bisects nothing.
 func TestTrackerNights(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	level := make([]float64, 31)
-	for i := range level {
-		level[i] = 1000
-		if i >= 20 {
-			level[i] = 950
-		}
-	}
-	tgt := &fakeTarget{level: level, failBisects: 1}
+	s := openStore(t)
+	tgt := &fakeTarget{level: steppedLevels(31, 20), failBisects: 1}
 	filer := &fakeFiler{}
 	tr := &Tracker{Config: Config{Branches: []string{"main"}, Runs: 3}.WithDefaults(), Store: s, Target: tgt,
 		Workload: pipeline.Workload{ConfigHash: "w"}, Filer: filer, IO: ui.Discard()}
@@ -147,19 +136,8 @@ func (r *remoteTarget) Bisect(ctx context.Context, o pipeline.BisectOptions) (*p
 // the tracker starts is measured through it.
 func TestTrackerRemoteBisects(t *testing.T) {
 	ctx := context.Background()
-	s, err := store.Open(ctx, filepath.Join(t.TempDir(), "s.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	level := make([]float64, 31)
-	for i := range level {
-		level[i] = 1000
-		if i >= 10 {
-			level[i] = 950
-		}
-	}
-	tgt := &remoteTarget{fakeTarget: fakeTarget{level: level}}
+	s := openStore(t)
+	tgt := &remoteTarget{fakeTarget: fakeTarget{level: steppedLevels(31, 10)}}
 	remote := func(*pipeline.Measurer) (bisect.Measurer, error) { return nil, errors.New("not called by the fake") }
 	tr := &Tracker{Config: Config{Branches: []string{"main"}, Runs: 3}.WithDefaults(), Store: s, Target: tgt,
 		Workload: pipeline.Workload{ConfigHash: "w"}, IO: ui.Discard(), Remote: remote}
@@ -172,4 +150,27 @@ func TestTrackerRemoteBisects(t *testing.T) {
 	if tgt.bisects == 0 || tgt.remotes != tgt.bisects {
 		t.Errorf("%d bisects, %d of them with Remote: want every one", tgt.bisects, tgt.remotes)
 	}
+}
+
+// openStore opens a SQLite store of the test.
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// steppedLevels are n commits' levels: 1000, then 950 from commit at on.
+func steppedLevels(n, at int) []float64 {
+	level := make([]float64, n)
+	for i := range level {
+		level[i] = 1000
+		if i >= at {
+			level[i] = 950
+		}
+	}
+	return level
 }
