@@ -30,10 +30,7 @@ func TestFailingHostTakenOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	bisectArgs := []string{"bisect", "--dry-run", "--good", "11.8.6", "--bad", "12.0.1", "--json"}
-	local := start(t, bin, cache, "local bisect", append(bisectArgs, "--db", filepath.Join(t.TempDir(), "local.db"))...)
-	if err := local.wait(t, 5*time.Minute); err != nil {
-		t.Fatalf("local bisect: %v\n%s", err, local.log.String())
-	}
+	local := runLocal(t, bin, cache, "local bisect", bisectArgs...)
 	want := parseOutcome(t, local)
 
 	worker := func(host, cache string) *proc {
@@ -83,10 +80,7 @@ func TestFleetCompare(t *testing.T) {
 	bin := buildPerfbisect(t)
 	cache := t.TempDir()
 	args := []string{"compare", "--dry-run", "11.8.6", "12.0.1", "--runs", "4", "--json"}
-	local := start(t, bin, cache, "local compare", append(args, "--db", filepath.Join(t.TempDir(), "local.db"))...)
-	if err := local.wait(t, 3*time.Minute); err != nil {
-		t.Fatalf("local compare: %v\n%s", err, local.log.String())
-	}
+	local := runLocal(t, bin, cache, "local compare", args...)
 	var workers []*proc
 	for _, host := range []string{"h1", "h2"} {
 		workers = append(workers, start(t, bin, cache, "worker "+host, "worker", "--db", dsn, "--host", host,

@@ -63,6 +63,17 @@ func buildPerfbisect(t *testing.T) string {
 	return bin
 }
 
+// runLocal runs perfbisect with args on a SQLite store of its own, to
+// its end: the one-host reference a fleet's answer is held against.
+func runLocal(t *testing.T, bin, cache, name string, args ...string) *proc {
+	t.Helper()
+	p := start(t, bin, cache, name, append(args, "--db", filepath.Join(t.TempDir(), "local.db"))...)
+	if err := p.wait(t, 5*time.Minute); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, p.log.String())
+	}
+	return p
+}
+
 // A proc is a perfbisect process of the test, its output in a buffer.
 type proc struct {
 	name string

@@ -3,7 +3,6 @@ package fleet_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -22,11 +21,7 @@ func TestFleetBisectThreeWorkers(t *testing.T) {
 	ctx := context.Background()
 	bisectArgs := []string{"bisect", "--dry-run", "--good", "11.8.6", "--bad", "12.0.1", "--json"}
 
-	localDB := filepath.Join(t.TempDir(), "local.db")
-	local := start(t, bin, cache, "local bisect", append(bisectArgs, "--db", localDB)...)
-	if err := local.wait(t, 5*time.Minute); err != nil {
-		t.Fatalf("local bisect: %v\n%s", err, local.log.String())
-	}
+	local := runLocal(t, bin, cache, "local bisect", bisectArgs...)
 	want := parseOutcome(t, local)
 
 	workers := map[string]*proc{}

@@ -115,10 +115,7 @@ func TestFleetSurvivesPostgresRestart(t *testing.T) {
 	cache := t.TempDir()
 	bisectArgs := []string{"bisect", "--dry-run", "--good", "11.8.6", "--bad", "12.0.1", "--json"}
 
-	local := start(t, bin, cache, "local bisect", append(bisectArgs, "--db", filepath.Join(t.TempDir(), "local.db"))...)
-	if err := local.wait(t, 5*time.Minute); err != nil {
-		t.Fatalf("local bisect: %v\n%s", err, local.log.String())
-	}
+	local := runLocal(t, bin, cache, "local bisect", bisectArgs...)
 	want := parseOutcome(t, local)
 
 	workers := map[string]*proc{}
