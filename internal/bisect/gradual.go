@@ -374,3 +374,32 @@ const restGate = 1.5
 // futileZ: a look of the window test whose z is below it ends the test
 // (a gradual change of the span's size puts z near 2.5 at the first look).
 const futileZ = 0.5
+
+// rampPoints and rampRho are what ordered asks of a bracket's commits.
+const (
+	rampPoints = 5
+	rampRho    = 0.9
+)
+
+// ordered reports whether the medians of the commits measured from s's
+// commit lo to hi (ends included) rise or fall with their position the
+// way the ends do, as a ramp's would: Spearman's rho of at least rampRho
+// over at least rampPoints commits. Midpoints that fit neither end and lie
+// in order are a gradual change; midpoints scattered between the ends'
+// levels are what builds of one level, each off by its code layout, give.
+func (r *run) ordered(s span, lo, hi int) bool {
+	var pos, med []float64
+	for i := lo; i <= hi; i++ {
+		if xs := r.l.xs(s.commits[i]); len(xs) > 0 {
+			pos, med = append(pos, float64(i)), append(med, median(xs))
+		}
+	}
+	if len(pos) < rampPoints {
+		return false
+	}
+	rho := stats.Spearman(pos, med)
+	if med[len(med)-1] < med[0] {
+		rho = -rho
+	}
+	return rho >= rampRho
+}

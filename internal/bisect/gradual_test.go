@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -61,5 +62,48 @@ func TestGradualWindowQuietOnOneStep(t *testing.T) {
 		if names := culpritNames(res, true); !slices.Equal(names, []string{"m150"}) || len(res.Gradual) > 0 {
 			t.Errorf("seed %d: culprits %v, gradual %+v: want m150 alone", seed, names, res.Gradual)
 		}
+	}
+}
+
+// TestOrderedTellsARampFromScatter: a bracket whose measured commits lie
+// in order between its ends is a ramp; the same levels scattered (builds
+// of one level off by their layout) are not; fewer than rampPoints
+// measured commits never are.
+func TestOrderedTellsARampFromScatter(t *testing.T) {
+	cs := make([]Commit, 9)
+	for i := range cs {
+		cs[i] = Commit{Hash: fmt.Sprintf("c%d", i), Short: fmt.Sprintf("c%d", i)}
+	}
+	s := span{commits: cs}
+	rng := rand.New(rand.NewPCG(7, 7))
+	measure := func(levels map[int]float64) *run {
+		l, err := newLedger(context.Background(), nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, level := range levels {
+			var got []Sample
+			for range 6 {
+				got = append(got, Sample{Value: level * (1 + 0.001*rng.NormFloat64())})
+			}
+			l.add(cs[i], l.get(cs[i]), got)
+		}
+		return &run{l: l}
+	}
+	ramp := map[int]float64{0: 1000, 2: 990, 4: 980, 6: 970, 8: 960}
+	if !measure(ramp).ordered(s, 0, 8) {
+		t.Error("a falling ramp is not ordered")
+	}
+	rising := map[int]float64{0: 960, 2: 970, 4: 980, 6: 990, 8: 1000}
+	if !measure(rising).ordered(s, 0, 8) {
+		t.Error("a rising ramp is not ordered")
+	}
+	scattered := map[int]float64{0: 1000, 2: 962, 4: 995, 6: 965, 8: 960}
+	if measure(scattered).ordered(s, 0, 8) {
+		t.Error("midpoints scattered between the ends are called ordered")
+	}
+	short := map[int]float64{0: 1000, 4: 980, 6: 970, 8: 960}
+	if measure(short).ordered(s, 0, 8) {
+		t.Errorf("%d measured commits are called a ramp (want at least %d)", len(short), rampPoints)
 	}
 }

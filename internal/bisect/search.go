@@ -257,9 +257,14 @@ func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
 		r.warnf("%s..%s: %d midpoints fit neither end, and with more runs the ends no longer differ (%+.2f %%, p=%.3g): range dropped",
 			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta, ch.P)
 	} else {
-		r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends): the change may be gradual or noisy; range left unresolved",
-			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
-		r.addGradual(s, b.lo(), b.hi())
+		if r.ordered(s, b.lo(), b.hi()) {
+			r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends) and lie in order between them: the change looks gradual",
+				s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
+			r.addGradual(s, b.lo(), b.hi())
+		} else {
+			r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends) and are scattered between them, as builds off their level by code layout are: range left unresolved",
+				s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
+		}
 	}
 	return errGiveUp
 }

@@ -206,3 +206,26 @@ func TestMeanDiffP(t *testing.T) {
 		t.Errorf("identical samples: p = %g, want 1", p)
 	}
 }
+
+// TestSpearman: known answers (one adjacent swap in five: 1 - 6*4/120 =
+// 0.8; R's cor(method="spearman") for the tied case).
+func TestSpearman(t *testing.T) {
+	x := []float64{1, 2, 3, 4, 5}
+	for _, c := range []struct {
+		y    []float64
+		want float64
+	}{
+		{[]float64{10, 20, 30, 40, 50}, 1},
+		{[]float64{5, 4, 3, 2, 1}, -1},
+		{[]float64{2, 1, 4, 3, 5}, 0.8},
+		{[]float64{1, 2, 2, 3, 4}, 0.9746794344808963}, // cor(1:5, c(1,2,2,3,4), method="spearman")
+		{[]float64{7, 7, 7, 7, 7}, 0},
+	} {
+		if got := Spearman(x, c.y); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Spearman(%v) = %v, want %v", c.y, got, c.want)
+		}
+	}
+	if r := Ranks([]float64{3, 1, 3, 2}); r[0] != 3.5 || r[1] != 1 || r[2] != 3.5 || r[3] != 2 {
+		t.Errorf("Ranks: %v", r)
+	}
+}
