@@ -183,7 +183,8 @@ func ClientProcs(n int) int {
 // PinnedProcs is the GOMAXPROCS of a client pinned to cpus CPUs of its
 // own: two Ps per CPU, so a thread preempted or blocked in a syscall
 // does not stall every connection. Measured pinned to one CPU
-// (BENCHMARKS.md, "Pinned and unpinned"): with 2 Ps against 1, 1.12x
-// sysbench's TPS at 8 threads instead of 0.97x, and client CPU per query
-// 1.04x sysbench's instead of 1.37x.
+// (BENCHMARKS.md, "Pinned and unpinned"): with 2 Ps, 1.12x (10 s runs)
+// and 0.985x (30 s) sysbench's TPS at 8 threads, against 0.97x with 1 P.
+// The second P spins on the client's otherwise idle CPU, which shows as
+// client CPU per query, not as cost to the server.
 func PinnedProcs(cpus int) int { return 2 * max(1, cpus) }
