@@ -42,8 +42,16 @@ func InstallDB(ctx context.Context, cfg ServerConfig) error {
 	if err := os.MkdirAll(cfg.Datadir, 0o755); err != nil {
 		return err
 	}
+	// A tmpdir of its own: a mariadbd starting elsewhere deletes every
+	// #sql* file in its tmpdir, the bootstrap's temporary tables too
+	// ("Unknown table 'mysql.tmp_proxies_priv'" when they share /tmp).
+	tmp, err := os.MkdirTemp("", "perfbisect-install-db-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
 	args := []string{"--no-defaults", "--basedir=" + cfg.Basedir, "--datadir=" + cfg.Datadir,
-		"--auth-root-authentication-method=normal", "--skip-test-db"}
+		"--auth-root-authentication-method=normal", "--skip-test-db", "--tmpdir=" + tmp}
 	if os.Geteuid() == 0 {
 		args = append(args, "--user=root")
 	}
@@ -106,6 +114,9 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	os.Remove(cfg.Socket())
 	os.Remove(cfg.ErrorLog()) // the tail must be this start's
+	if err := os.MkdirAll(cfg.TmpDir(), 0o755); err != nil {
+		return nil, err
+	}
 	if err := os.WriteFile(cfg.OptionFile(), []byte(cfg.optionFile()), 0o644); err != nil {
 		return nil, err
 	}

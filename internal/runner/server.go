@@ -127,6 +127,10 @@ func (c ServerConfig) Socket() string {
 // ErrorLog is the server's error log path.
 func (c ServerConfig) ErrorLog() string { return filepath.Join(c.RunDir, "error.log") }
 
+// TmpDir is the server's own tmpdir: mariadbd deletes every #sql* file
+// in its tmpdir at start, so servers must not share one.
+func (c ServerConfig) TmpDir() string { return filepath.Join(c.RunDir, "tmp") }
+
 // OptionFile is the generated option file's path.
 func (c ServerConfig) OptionFile() string { return filepath.Join(c.RunDir, "my.cnf") }
 
@@ -142,6 +146,7 @@ func (c ServerConfig) optionFile() string {
 	line("bind-address=127.0.0.1")
 	line("pid-file=%s", filepath.Join(c.RunDir, "mysqld.pid"))
 	line("log-error=%s", c.ErrorLog())
+	line("tmpdir=%s", c.TmpDir())
 	line("innodb_buffer_pool_size=%d", c.BufferPool)
 	line("max_connections=%d", c.MaxConnections)
 	line("skip-log-bin")
