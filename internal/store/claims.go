@@ -83,6 +83,12 @@ func (s *Store) ClaimBisect(ctx context.Context, id, owner string, staleAfter ti
 		staleAfter = DefaultStaleAfter
 	}
 	now := time.Now()
+	// A live claim of another process is refused on a read, so a refusal
+	// never waits for that process's write lock (SQLite).
+	if b, err := s.Bisect(ctx, id); err == nil && b.Owner != "" && b.Owner != owner &&
+		!b.HeartbeatAt.Before(now.Add(-staleAfter)) && !ownerGone(b.Owner) {
+		return &BusyError{BisectID: id, Owner: b.Owner, Heartbeat: b.HeartbeatAt}
+	}
 	ok, err := s.claim(ctx, id, owner, `(owner = '' OR owner = ? OR heartbeat_at < ?)`, owner, formatTime(now.Add(-staleAfter)))
 	if err != nil || ok {
 		return err

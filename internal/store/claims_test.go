@@ -75,6 +75,45 @@ func TestClaimBisectRace(t *testing.T) {
 	})
 }
 
+// A process that holds the write lock (SQLite) or the bisect's row
+// (Postgres) and does not let go, because it was stopped mid-transaction,
+// does not keep a second process from opening the store and being told
+// who holds the bisect: the refusal is made on reads.
+func TestRefusalWaitsForNoWriter(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		first, owner := mustOpen(t, dsn), NewOwner()
+		b := Bisect{RequestKey: "k", Status: BisectInterrupted}
+		if err := first.CreateBisect(ctx, &b); err != nil {
+			t.Fatal(err)
+		}
+		if err := first.ClaimBisect(ctx, b.ID, owner, 0); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := first.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, first.dialect.rebind(`UPDATE bisects SET updated_at = updated_at WHERE id = ?`), b.ID); err != nil {
+			t.Fatal(err)
+		}
+		// Far below the 30 s busy timeout: a write would fail this.
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		second, err := Open(short, dsn, Options{})
+		if err != nil {
+			t.Fatalf("opening a migrated store beside a held write lock: %v", err)
+		}
+		defer second.Close()
+		err = second.ClaimBisect(short, b.ID, NewOwner(), 0)
+		var be *BusyError
+		if !errors.As(err, &be) || be.Owner != owner {
+			t.Errorf("claim beside a held write lock: %v, want a *BusyError naming %s", err, owner)
+		}
+	})
+}
+
 // Two identical bisects created at once: one is created, the other is
 // refused while the first one's owner is alive.
 func TestCreateBisectOwnedRace(t *testing.T) {

@@ -159,6 +159,11 @@ func (s *Store) Migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A store already up to date is only read: opening it then never
+	// waits for a writer (another perfbisect mid-transaction, or stopped).
+	if applied, err := s.applied(ctx, s.db); err == nil && len(applied) > 0 && applied[len(applied)-1].Version == len(known) {
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("migrating %s: %w", s.desc, err)
