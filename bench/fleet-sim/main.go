@@ -136,7 +136,7 @@ func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv f
 		s.planLog = func(why string) { fmt.Fprintf(os.Stderr, "fleet-sim: plan: %s\n", why) }
 	}
 	e := &bisect.Engine{History: h, Measurer: s, Progress: s.progress, Config: bisect.DefaultConfig}
-	res, err := e.Run(context.Background(), h.commits[0].Hash, h.commits[commits].Hash)
+	res, err := e.Run(context.Background(), h.Commits[0].Hash, h.Commits[commits].Hash)
 	if err != nil {
 		return outcome{}, fmt.Errorf("seed %d, %d hosts: %w", seed, k, err)
 	}
@@ -145,7 +145,7 @@ func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv f
 	for _, n := range s.rounds {
 		o.rounds += n
 	}
-	o.right = len(res.Culprits) == 1 && res.Culprits[0].Commit.Hash == h.commits[step].Hash
+	o.right = len(res.Culprits) == 1 && res.Culprits[0].Commit.Hash == h.Commits[step].Hash
 	return o, nil
 }
 

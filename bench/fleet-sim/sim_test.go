@@ -15,12 +15,12 @@ func TestOneHostIsNeverIdle(t *testing.T) {
 	h := newLineHistory(3, 200, 77, 10000, -0.01)
 	s := newFleetSim(1, 20*time.Minute, time.Minute, h.level, 30, 3)
 	e := &bisect.Engine{History: h, Measurer: s, Progress: s.progress, Config: bisect.DefaultConfig}
-	res, err := e.Run(context.Background(), h.commits[0].Hash, h.commits[200].Hash)
+	res, err := e.Run(context.Background(), h.Commits[0].Hash, h.Commits[200].Hash)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Culprits) != 1 || res.Culprits[0].Commit.Subject != "c77" {
-		t.Fatalf("culprits %+v, want c77", res.Culprits)
+	if len(res.Culprits) != 1 || res.Culprits[0].Commit != h.Commits[77] {
+		t.Fatalf("culprits %+v, want commit 77", res.Culprits)
 	}
 	work := time.Duration(s.builds)*20*time.Minute + time.Duration(s.runs)*time.Minute
 	if s.hosts[0].free != work || s.now > work {
@@ -37,7 +37,7 @@ func TestHostsShareTheWork(t *testing.T) {
 	h := newLineHistory(4, 200, 120, 10000, -0.01)
 	s := newFleetSim(4, time.Minute, time.Minute, h.level, 30, 4)
 	e := &bisect.Engine{History: h, Measurer: s, Progress: s.progress, Config: bisect.DefaultConfig}
-	if _, err := e.Run(context.Background(), h.commits[0].Hash, h.commits[200].Hash); err != nil {
+	if _, err := e.Run(context.Background(), h.Commits[0].Hash, h.Commits[200].Hash); err != nil {
 		t.Fatal(err)
 	}
 	work := time.Duration(s.builds)*time.Minute + time.Duration(s.runs)*time.Minute

@@ -123,7 +123,7 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 	seen := make([]bool, len(h.steps))
 	exact := make([]bool, len(h.steps))
 	for n := 1; n <= nights; n++ {
-		tip := sim.commits[n*perNight].Hash
+		tip := sim.Commits[n*perNight].Hash
 		nightOf[tip] = n
 		tgt.night = n
 		rep, err := tr.Night(ctx, start.Add(time.Duration(n)*24*time.Hour), map[string]string{"main": tip})
@@ -145,7 +145,7 @@ func (h history) run(ctx context.Context, runCV, nightCV, sd float64, runs int) 
 	}
 	creates, comments := gh.Counts()
 	// A rerun of the last night must add nothing.
-	rep, err := tr.Night(ctx, start.Add(nights*24*time.Hour), map[string]string{"main": sim.commits[nights*perNight].Hash})
+	rep, err := tr.Night(ctx, start.Add(nights*24*time.Hour), map[string]string{"main": sim.Commits[nights*perNight].Hash})
 	if err != nil {
 		return out, err
 	}
@@ -185,7 +185,7 @@ func (h history) score(out *outcome, seen, exact []bool, c track.Change, at, n i
 			dir = "improvement"
 		}
 		off := at - s.landing
-		named := len(c.Culprits) == 1 && c.Culprits[0] == sim.commits[s.culprit].Hash
+		named := len(c.Culprits) == 1 && c.Culprits[0] == sim.Commits[s.culprit].Hash
 		near := c.Direction == dir && off >= -2 && off <= 2
 		if !named && !near {
 			continue

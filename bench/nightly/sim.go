@@ -13,49 +13,22 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 	"github.com/perfbisect/perfbisect/internal/report"
+	"github.com/perfbisect/perfbisect/internal/simhist"
 	"github.com/perfbisect/perfbisect/internal/stats"
 )
 
 // A simHistory is a straight line of commits, each with its true level.
 type simHistory struct {
-	commits []bisect.Commit
-	level   []float64
-	pos     map[string]int
+	*simhist.Line
+	level []float64
 }
 
 func newSimHistory(name string, n int, level func(i int) float64) *simHistory {
-	h := &simHistory{pos: map[string]int{}}
+	h := &simHistory{Line: simhist.NewLine(name, n)}
 	for i := range n {
-		hash := fmt.Sprintf("%x", sha1.Sum([]byte(fmt.Sprintf("%s-%d", name, i))))
-		h.commits = append(h.commits, bisect.Commit{Hash: hash, Short: hash[:11], Subject: fmt.Sprintf("%s commit %d", name, i)})
 		h.level = append(h.level, level(i))
-		h.pos[hash] = i
 	}
 	return h
-}
-
-func (h *simHistory) Resolve(ctx context.Context, rev string) (bisect.Commit, error) {
-	i, ok := h.pos[rev]
-	if !ok {
-		return bisect.Commit{}, fmt.Errorf("unknown revision %q", rev)
-	}
-	return h.commits[i], nil
-}
-
-func (h *simHistory) Range(ctx context.Context, from, to string) ([]bisect.Commit, error) {
-	return h.commits[h.pos[from]+1 : h.pos[to]+1], nil
-}
-
-func (h *simHistory) MergeBase(ctx context.Context, a, b string) (bisect.Commit, error) {
-	return h.commits[min(h.pos[a], h.pos[b])], nil
-}
-
-func (h *simHistory) IsAncestor(ctx context.Context, a, b string) (bool, error) {
-	return h.pos[a] <= h.pos[b], nil
-}
-
-func (h *simHistory) EquivalentIn(ctx context.Context, change, from, to string) (bisect.Commit, bool, error) {
-	return bisect.Commit{}, false, nil
 }
 
 // A simTarget is a track.Target over a simHistory: run i of a commit is
@@ -100,7 +73,7 @@ func (t *simTarget) sample(c, i, night int) float64 {
 func (t *simTarget) Measure(ctx context.Context, revs []string, runs int, fresh bool) ([]pipeline.MeasureRow, int, error) {
 	rows := make([]pipeline.MeasureRow, len(revs))
 	for k, rev := range revs {
-		c, ok := t.h.pos[rev]
+		c, ok := t.h.Index(rev)
 		if !ok {
 			return nil, 0, fmt.Errorf("unknown revision %q", rev)
 		}
@@ -108,14 +81,14 @@ func (t *simTarget) Measure(ctx context.Context, revs []string, runs int, fresh 
 		for i := range xs {
 			xs[i] = t.sample(c, 1000+i, t.night) // nightly runs are not the bisect's runs
 		}
-		rows[k] = pipeline.MeasureRow{Revision: rev, Commit: t.h.commits[c].Short, Samples: xs, Runs: runs, Median: stats.Median(xs)}
+		rows[k] = pipeline.MeasureRow{Revision: rev, Commit: t.h.Commits[c].Short, Samples: xs, Runs: runs, Median: stats.Median(xs)}
 	}
 	return rows, 0, nil
 }
 
 // Measure implements bisect.Measurer for the engine.
 func (t *simTarget) measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
-	i := t.h.pos[c.Hash]
+	i, _ := t.h.Index(c.Hash)
 	out := make([]float64, n)
 	for k := range out {
 		out[k] = t.sample(i, first+k, -1)
