@@ -146,6 +146,11 @@ type Sample struct {
 	// binary). Reused samples are kept and shown but never enter a test:
 	// their run order relative to this bisect's runs is unknown.
 	Reused bool `json:"reused,omitempty"`
+	// Host names the benchmark host that took the sample ("" for one
+	// host: a local Measurer). When a commit's samples come from several
+	// hosts, the engine removes each host's speed before any test sees
+	// them (hosts.go).
+	Host string `json:"host,omitempty"`
 }
 
 // A SampleMeasurer is a Measurer that tells fresh samples from reused

@@ -19,6 +19,9 @@ type Step struct {
 	// Reused are the indices within Samples of samples the Measurer did not
 	// take in this bisect (stored from earlier): they never enter a test.
 	Reused []int `json:"reused,omitempty"`
+	// Hosts name the host of each of Samples (Sample.Host); nil when no
+	// sample has one (a local bisect, and every journal older than hosts).
+	Hosts []string `json:"hosts,omitempty"`
 	// Failure is VerdictUnbuildable or VerdictCrashed; Detail is the
 	// Measurer's error message.
 	Failure Verdict `json:"failure,omitempty"`

@@ -17,7 +17,8 @@ const outlierK = 5
 type series struct {
 	values  []float64
 	reused  []bool
-	seq     []int // the bisect's run number of a fresh sample; -1 when reused
+	seq     []int    // the bisect's run number of a fresh sample; -1 when reused
+	host    []string // the host that took each sample ("" for one host)
 	outlier []bool
 	judged  []bool // judged for outliers already
 }
@@ -190,6 +191,12 @@ func (l *ledger) fetch(ctx context.Context, phase string, c Commit, n int) (ok b
 		if x.Reused {
 			step.Reused = append(step.Reused, i)
 		}
+		if x.Host != "" && step.Hosts == nil {
+			step.Hosts = make([]string, len(got))
+		}
+	}
+	for i := range step.Hosts {
+		step.Hosts[i] = got[i].Host
 	}
 	if err := l.record(ctx, step); err != nil {
 		return false, err
@@ -210,6 +217,7 @@ func (l *ledger) add(c Commit, s *series, got []Sample) {
 		s.values = append(s.values, x.Value)
 		s.reused = append(s.reused, x.Reused)
 		s.seq = append(s.seq, seq)
+		s.host = append(s.host, x.Host)
 		s.outlier = append(s.outlier, false)
 		s.judged = append(s.judged, false)
 		l.total++
@@ -275,6 +283,11 @@ func replaySamples(s Step) []Sample {
 	for _, i := range s.Reused {
 		if i >= 0 && i < len(out) {
 			out[i].Reused = true
+		}
+	}
+	for i, h := range s.Hosts {
+		if i < len(out) {
+			out[i].Host = h
 		}
 	}
 	return out

@@ -106,17 +106,18 @@ func (m *Measurer) Measure(ctx context.Context, c bisect.Commit, first, n int) (
 func (m *Measurer) MeasureSamples(ctx context.Context, c bisect.Commit, first, n int) ([]bisect.Sample, error) {
 	out := make([]bisect.Sample, 0, n)
 	for i := first; i < first+n; i++ {
-		v, err := m.sample(ctx, c, i)
+		s, err := m.sample(ctx, c, i)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, bisect.Sample{Value: v})
+		out = append(out, s)
 	}
 	return out, nil
 }
 
-// sample returns sample i of c, waiting for the job that takes it.
-func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (float64, error) {
+// sample returns sample i of c, with the host that took it, waiting for
+// the job that takes it.
+func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (bisect.Sample, error) {
 	for {
 		if v, ok, err := m.stored(ctx, c, i); err != nil || ok {
 			return v, err
@@ -128,7 +129,7 @@ func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (float64,
 		// hosts under the plan.
 		ids, err := m.ensure(ctx, c, i, i+max(1, m.choice.PerCommit), 1, 1)
 		if err != nil {
-			return 0, err
+			return bisect.Sample{}, err
 		}
 		delete(m.ahead, ids[0])
 		v, ok, err := m.wait(ctx, ids[0], c, i)
@@ -140,24 +141,26 @@ func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (float64,
 	}
 }
 
-// stored returns sample i of c when a worker has stored it.
-func (m *Measurer) stored(ctx context.Context, c bisect.Commit, i int) (float64, bool, error) {
-	var v float64
-	err := m.c.Pool.QueryRow(ctx, `SELECT r.metric_value FROM fleet_samples f JOIN runs r ON r.id = f.run_id
-		WHERE f.commit_hash = $1 AND f.spec_key = $2 AND f.sample_index = $3`, c.Hash, m.specKey, i).Scan(&v)
+// stored returns sample i of c, with the host that took it (its row in
+// fleet_samples), when a worker has stored it.
+func (m *Measurer) stored(ctx context.Context, c bisect.Commit, i int) (bisect.Sample, bool, error) {
+	var s bisect.Sample
+	err := m.c.Pool.QueryRow(ctx, `SELECT r.metric_value, f.host FROM fleet_samples f JOIN runs r ON r.id = f.run_id
+		WHERE f.commit_hash = $1 AND f.spec_key = $2 AND f.sample_index = $3`, c.Hash, m.specKey, i).Scan(&s.Value, &s.Host)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return 0, false, nil
+		return s, false, nil
 	}
 	if err != nil {
-		return 0, false, fmt.Errorf("reading %s sample %d from the fleet: %w", c.Short, i+1, err)
+		return s, false, fmt.Errorf("reading %s sample %d from the fleet: %w", c.Short, i+1, err)
 	}
-	return v, true, nil
+	return s, true, nil
 }
 
 // wait polls until sample i of c is stored (ok) or job id ends without
 // it (an error: ErrUnbuildable or ErrCrashed when its worker said so).
 // ok is false, without an error, when the job no longer exists.
-func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (float64, bool, error) {
+func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (bisect.Sample, bool, error) {
+	var none bisect.Sample
 	for {
 		v, ok, err := m.stored(ctx, c, i)
 		if err != nil || ok {
@@ -165,23 +168,23 @@ func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (
 		}
 		job, err := m.c.client.JobGet(ctx, id)
 		if errors.Is(err, rivertype.ErrNotFound) {
-			return 0, false, nil
+			return none, false, nil
 		}
 		if err != nil {
-			return 0, false, fmt.Errorf("fleet job %d (%s): %w", id, c.Short, err)
+			return none, false, fmt.Errorf("fleet job %d (%s): %w", id, c.Short, err)
 		}
 		switch job.State {
 		case rivertype.JobStateCompleted:
 			if v, ok, err := m.stored(ctx, c, i); err != nil || ok {
 				return v, ok, err
 			}
-			return 0, false, fmt.Errorf("fleet job %d completed but %s sample %d is not in the store", id, c.Short, i+1)
+			return none, false, fmt.Errorf("fleet job %d completed but %s sample %d is not in the store", id, c.Short, i+1)
 		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
-			return 0, false, jobError(job, c)
+			return none, false, jobError(job, c)
 		}
 		select {
 		case <-ctx.Done():
-			return 0, false, ctx.Err() // the job goes on; a rerun finds it
+			return none, false, ctx.Err() // the job goes on; a rerun finds it
 		case <-time.After(m.c.Poll):
 		}
 	}
