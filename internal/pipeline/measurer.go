@@ -75,6 +75,8 @@ type Measurer struct {
 	BinaryOf func(ctx context.Context, c bisect.Commit) (string, error)
 	// Log receives one line per run taken (stderr); nil for none.
 	Log io.Writer
+	// Warnf, when set, is told when a run waits for its store to come back.
+	Warnf func(format string, args ...any)
 
 	envID string
 	known map[string]bool      // commits stored
@@ -198,14 +200,14 @@ func (m *Measurer) take(ctx context.Context, c bisect.Commit, index int) (float6
 		if errors.Is(err, bisect.ErrCrashed) {
 			failed := &store.Run{Status: store.RunCrashed, Error: err.Error(), Metric: m.Workload.Metric}
 			m.fill(failed, c)
-			if serr := m.Store.AddRun(ctx, failed); serr != nil {
+			if serr := m.addRun(ctx, failed); serr != nil {
 				return 0, errors.Join(err, serr)
 			}
 		}
 		return 0, err
 	}
 	m.fill(run, c)
-	if err := m.Store.AddRun(ctx, run); err != nil {
+	if err := m.addRun(ctx, run); err != nil {
 		return 0, err
 	}
 	m.Taken++
@@ -216,6 +218,24 @@ func (m *Measurer) take(ctx context.Context, c bisect.Commit, index int) (float6
 		fmt.Fprintf(m.Log, "  %s run %d: %.1f %s\n", c.Short, index+1, run.Value, m.Workload.unit())
 	}
 	return run.Value, nil
+}
+
+// addRun stores a run just taken. When the store has gone away (a
+// Postgres restart) it waits up to StoreWait for it to come back and
+// stores the run then: a measurement is not thrown away, nor taken twice
+// (AddRun of a run stored already does nothing).
+func (m *Measurer) addRun(ctx context.Context, r *store.Run) error {
+	err := m.Store.AddRun(ctx, r)
+	for tries := 0; store.Unreachable(err) && ctx.Err() == nil && tries < maxStoreOutages; tries++ {
+		if m.Warnf != nil {
+			m.Warnf("the store went away (%v): keeping run %s of %.11s until it is back (up to %s)", err, r.ID, r.CommitHash, StoreWait)
+		}
+		if werr := m.Store.WaitReachable(ctx, StoreWait); werr != nil {
+			return fmt.Errorf("%w (run %s of %.11s was taken but could not be stored)", werr, r.ID, r.CommitHash)
+		}
+		err = m.Store.AddRun(ctx, r)
+	}
+	return err
 }
 
 func (m *Measurer) fill(r *store.Run, c bisect.Commit) {

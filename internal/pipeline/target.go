@@ -167,7 +167,7 @@ func CacheDir() (string, error) {
 // ignores samples stored before it was made.
 func (t *Target) Measurer(fresh bool) *Measurer {
 	m := &Measurer{Store: t.store, Sampler: t.sampler, Commit: t.History.StoreCommit, Workload: t.Workload,
-		Fresh: fresh, BinaryOf: t.Identity}
+		Fresh: fresh, BinaryOf: t.Identity, Warnf: t.io.Warnf}
 	if !t.Spec.DryRun {
 		m.Log = t.io.Progress()
 	}

@@ -167,6 +167,27 @@ func TestRunsByBinaryHash(t *testing.T) {
 	})
 }
 
+// A run stored again under its ID (a write retried after its answer was
+// lost) is stored once, its points too.
+func TestAddRunTwiceStoresOnce(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		s := mustOpen(t, dsn)
+		c, env := seed(t, s)
+		r := newRun(c.Hash, env, 300)
+		for try := range 2 {
+			if err := s.AddRun(ctx, &r); err != nil {
+				t.Fatalf("try %d: %v", try, err)
+			}
+		}
+		all, err := s.Runs(ctx, RunFilter{})
+		if err != nil || len(all) != 1 {
+			t.Errorf("runs stored: %d, %v; want 1", len(all), err)
+		}
+		assertPointRows(t, s, 300)
+	})
+}
+
 // A run whose write fails part-way leaves nothing behind.
 func TestRunIsStoredWholeOrNotAtAll(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, dsn string) {

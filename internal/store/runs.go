@@ -12,7 +12,9 @@ import (
 
 // AddRun stores a run and its per-second series in one transaction: it is
 // stored whole or not at all. ID and StartedAt are filled in when empty.
-// The run's commit and environment must be stored first.
+// The run's commit and environment must be stored first. Storing a run
+// whose ID is stored already does nothing, so a write retried after a
+// lost connection never stores a run twice.
 func (s *Store) AddRun(ctx context.Context, r *Run) error {
 	if r.ID == "" {
 		r.ID = newID()
@@ -30,17 +32,21 @@ func (s *Store) AddRun(ctx context.Context, r *Run) error {
 		r.Value = r.TPS
 	}
 	err := s.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.dialect.rebind(`INSERT INTO runs
+		res, err := tx.ExecContext(ctx, s.dialect.rebind(`INSERT INTO runs
 			(id, commit_hash, build_id, workload, config_hash, config, environment_id,
 			 tps, qps, latency_min_ms, latency_avg_ms, latency_p95_ms, latency_max_ms,
 			 started_at, duration_ms, status, error_text, metric, metric_value, profile_path, figures)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO NOTHING`),
 			r.ID, r.CommitHash, r.BuildID, r.Workload, r.ConfigHash, rawOrNull(r.Config), r.EnvironmentID,
 			r.TPS, r.QPS, r.Latency.Min, r.Latency.Avg, r.Latency.P95, r.Latency.Max,
 			formatTime(r.StartedAt), r.Duration.Milliseconds(), string(r.Status), r.Error,
 			r.Metric, r.Value, r.ProfilePath, figuresText(r.Figures))
 		if err != nil {
 			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // stored already: an earlier try committed but its answer was lost
 		}
 		if s.failAfterRunRow != nil {
 			return s.failAfterRunRow
