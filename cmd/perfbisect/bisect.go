@@ -142,7 +142,7 @@ func runBisect(ctx context.Context, a *app, o bisectOptions) error {
 		return err
 	}
 	defer t.Close()
-	remote, fleetDone, err := fleetRemote(ctx, a, o.fleet, func() pipeline.Spec { return t.Spec })
+	remote, fleetDone, err := fleetRemote(ctx, a, s, o.fleet, func() pipeline.Spec { return t.Spec })
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,7 @@ func runCompare(ctx context.Context, a *app, o compareOptions, revA, revB string
 		}
 		defer tb.Close()
 	}
-	remote, fleetDone, err := fleetRemote(ctx, a, o.fleet, func() pipeline.Spec { return t.Spec })
+	remote, fleetDone, err := fleetRemote(ctx, a, s, o.fleet, func() pipeline.Spec { return t.Spec })
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/fleet"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/store"
 )
 
 func newWorkerCmd(a *app) *cobra.Command {
@@ -60,17 +61,45 @@ type fleetOptions struct {
 func addFleetFlags(fs *pflag.FlagSet, o *fleetOptions) {
 	fs.BoolVar(&o.on, "fleet", false, "have 'perfbisect worker' processes take the samples (needs a Postgres --db)")
 	fs.StringVar(&o.queue, "fleet-queue", fleet.DefaultQueue, "with --fleet: the queue (host class) to use")
-	fs.DurationVar(&o.build, "fleet-build-time", 20*time.Minute, "with --fleet: a build's time on a host, for the planner")
-	fs.DurationVar(&o.run, "fleet-run-time", time.Minute, "with --fleet: a run's time, for the planner")
+	fs.DurationVar(&o.build, "fleet-build-time", 0, "with --fleet: a build's time on a host, for the planner (default: the median of the store's recent builds, else 20m)")
+	fs.DurationVar(&o.run, "fleet-run-time", 0, "with --fleet: a run's time, for the planner (default: the median of the store's recent runs, else 1m)")
+}
+
+// plannerCosts fills in the build and run times the planner assumes when
+// their flags are not given: the medians of the store's recent builds and
+// runs (of at least minCostSamples each), else 20 minutes and 1 minute.
+func plannerCosts(ctx context.Context, a *app, s *store.Store, o *fleetOptions) {
+	const minCostSamples = 3
+	if o.build > 0 && o.run > 0 {
+		return
+	}
+	c, err := s.RecentCosts(ctx)
+	if err != nil {
+		a.io.Warnf("%v: the planner assumes default build and run times", err)
+	}
+	pick := func(d *time.Duration, flag string, measured time.Duration, n int, what string, def time.Duration) {
+		switch {
+		case *d > 0:
+		case n >= minCostSamples:
+			*d = measured
+			a.io.Printf("fleet: planning with %s of %s (the median of the store's last %d; --%s sets it)", what, measured.Round(time.Second), n, flag)
+		default:
+			*d = def
+			a.io.Printf("fleet: planning with %s of %s (the store has too few to measure; --%s sets it)", what, def, flag)
+		}
+	}
+	pick(&o.build, "fleet-build-time", c.Build, c.Builds, "builds", 20*time.Minute)
+	pick(&o.run, "fleet-run-time", c.Run, c.Runs, "runs", time.Minute)
 }
 
 // fleetRemote connects to the fleet and returns the hook that gives the
 // engine the fleet's measurer, and a function printing the hosts used.
-func fleetRemote(ctx context.Context, a *app, o fleetOptions, spec func() pipeline.Spec) (
+func fleetRemote(ctx context.Context, a *app, s *store.Store, o fleetOptions, spec func() pipeline.Spec) (
 	func(*pipeline.Measurer) (bisect.Measurer, error), func(), error) {
 	if !o.on {
 		return nil, func() {}, nil
 	}
+	plannerCosts(ctx, a, s, &o)
 	pool, err := fleet.Connect(ctx, a.dbURL)
 	if err != nil {
 		return nil, nil, err
