@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 
@@ -78,6 +79,7 @@ func (e *Engine) Execute(ctx context.Context, p *Plan) (*Result, error) {
 		r.warnf("the journal holds %d steps this bisect did not reach", len(l.replay))
 	}
 	r.finish()
+	r.res.HostFactors = maps.Clone(l.hostFactors())
 	return r.res, nil
 }
 

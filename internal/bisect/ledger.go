@@ -40,6 +40,7 @@ type ledger struct {
 	// scale returns the run sd to judge outliers by at a level; nil: none.
 	scale    func(level float64) float64
 	outliers []Outlier
+	hosts    hostCache // host factors (hosts.go)
 }
 
 func newLedger(ctx context.Context, m Measurer, j Journal, p Progress) (*ledger, error) {
@@ -95,17 +96,20 @@ func (l *ledger) get(c Commit) *series {
 }
 
 // valid returns c's fresh samples that are not outliers, in run order,
-// and their run numbers.
+// and their run numbers. This is where every test gets its values: when
+// the samples come from several hosts, each value is divided by its
+// host's factor (hosts.go); with one host they are the samples as taken.
 func (l *ledger) valid(c Commit) ([]float64, []int) {
 	s := l.series[c.Hash]
 	if s == nil {
 		return nil, nil
 	}
+	hosts := l.hostFactors()
 	var xs []float64
 	var ts []int
-	for i, x := range s.values {
+	for i := range s.values {
 		if !s.reused[i] && !s.outlier[i] {
-			xs, ts = append(xs, x), append(ts, s.seq[i])
+			xs, ts = append(xs, s.value(i, hosts)), append(ts, s.seq[i])
 		}
 	}
 	return xs, ts
@@ -218,6 +222,7 @@ func (l *ledger) add(c Commit, s *series, got []Sample) {
 		s.reused = append(s.reused, x.Reused)
 		s.seq = append(s.seq, seq)
 		s.host = append(s.host, x.Host)
+		l.hosts.note(x)
 		s.outlier = append(s.outlier, false)
 		s.judged = append(s.judged, false)
 		l.total++
@@ -246,9 +251,10 @@ func (l *ledger) flag(c Commit, s *series) {
 	if len(idx) < 2*outlierWindow+1 || l.scale == nil {
 		return
 	}
+	hosts := l.hostFactors()
 	all := make([]float64, len(idx))
 	for k, i := range idx {
-		all[k] = s.values[i]
+		all[k] = s.value(i, hosts)
 	}
 	sd := l.scale(stats.Median(all))
 	if sd <= 0 {
@@ -265,9 +271,9 @@ func (l *ledger) flag(c Commit, s *series) {
 		s.judged[i] = true
 		lo := max(0, k-outlierWindow)
 		med := stats.Median(all[lo : k+outlierWindow+1])
-		if math.Abs(s.values[i]-med) > outlierK*sd {
+		if v := all[k]; math.Abs(v-med) > outlierK*sd {
 			found = append(found, i)
-			l.outliers = append(l.outliers, Outlier{Commit: c, Index: i, Value: s.values[i], Median: med, Deviation: (s.values[i] - med) / sd})
+			l.outliers = append(l.outliers, Outlier{Commit: c, Index: i, Value: v, Median: med, Deviation: (v - med) / sd})
 		}
 	}
 	for _, i := range found {

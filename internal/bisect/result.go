@@ -69,6 +69,10 @@ type Result struct {
 	// Outliers are samples far from their commit's median: excluded from
 	// every test and replaced by a fresh run, listed here.
 	Outliers []Outlier `json:"outliers,omitempty"`
+	// HostFactors are the benchmark hosts' speeds when the samples came
+	// from several (a fleet): a sample taken on host h entered the tests
+	// as value / HostFactors[h] (hosts.go). Nil for one host.
+	HostFactors map[string]float64 `json:"host_factors,omitempty"`
 	// Gradual are ranges where the change is spread over several
 	// commits: no single commit is "the" culprit.
 	Gradual []Gradual `json:"gradual,omitempty"`
