@@ -175,7 +175,8 @@ func (b *Builder) build(ctx context.Context, src Source, p *progress) (*Artifact
 
 // failure turns a step's error into the error Build returns: the
 // cancellation as such, a tool that exited non-zero or a missing binary
-// as an *Error, anything else (a tool that could not start, a disk
+// as an *Error, unless its log or its signal blames the machine (a
+// *HostError), anything else (a tool that could not start, a disk
 // error) as a plain error.
 func (b *Builder) failure(ctx context.Context, src Source, p *progress, step string, err error) error {
 	if ctx.Err() != nil {
@@ -186,6 +187,10 @@ func (b *Builder) failure(ctx context.Context, src Source, p *progress, step str
 		return fmt.Errorf("building %s: %s: %w", src.Name(), step, err)
 	}
 	logPath := b.LogPath(src.TreeHash())
+	if reason := hostFault(exit, logPath); reason != "" {
+		p.phase("%s FAILED because of this machine (%s), log %s", step, reason, logPath)
+		return &HostError{Source: src.Name(), Step: step, LogPath: logPath, Reason: reason, Err: err}
+	}
 	p.phase("%s FAILED, log %s", step, logPath)
 	return &Error{
 		Source:   src.Name(),
