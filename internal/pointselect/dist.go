@@ -1,6 +1,7 @@
 package pointselect
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 )
@@ -45,24 +46,12 @@ var DefaultRandConfig = RandConfig{
 // withDefaults fills zero fields from DefaultRandConfig.
 func (c RandConfig) withDefaults() RandConfig {
 	d := DefaultRandConfig
-	if c.Type == "" {
-		c.Type = d.Type
-	}
-	if c.SpecIter == 0 {
-		c.SpecIter = d.SpecIter
-	}
-	if c.SpecPct == 0 {
-		c.SpecPct = d.SpecPct
-	}
-	if c.SpecRes == 0 {
-		c.SpecRes = d.SpecRes
-	}
-	if c.ParetoH == 0 {
-		c.ParetoH = d.ParetoH
-	}
-	if c.ZipfianExp == 0 {
-		c.ZipfianExp = d.ZipfianExp
-	}
+	c.Type = cmp.Or(c.Type, d.Type)
+	c.SpecIter = cmp.Or(c.SpecIter, d.SpecIter)
+	c.SpecPct = cmp.Or(c.SpecPct, d.SpecPct)
+	c.SpecRes = cmp.Or(c.SpecRes, d.SpecRes)
+	c.ParetoH = cmp.Or(c.ParetoH, d.ParetoH)
+	c.ZipfianExp = cmp.Or(c.ZipfianExp, d.ZipfianExp)
 	return c
 }
 

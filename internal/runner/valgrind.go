@@ -2,6 +2,7 @@ package runner
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,27 +61,13 @@ var DefaultCallgrind = Callgrind{Toggle: "dispatch_command*", Queries: 1000, See
 // WithDefaults returns c with zero fields set to DefaultCallgrind's.
 func (c Callgrind) WithDefaults() Callgrind {
 	d := DefaultCallgrind
-	if c.Toggle == "" {
-		c.Toggle = d.Toggle
-	}
-	if c.Queries == 0 {
-		c.Queries = d.Queries
-	}
-	if c.Warmup == 0 {
-		c.Warmup = c.Queries
-	}
-	if c.Seed == 0 {
-		c.Seed = d.Seed
-	}
-	if c.SamplesPerStart == 0 {
-		c.SamplesPerStart = d.SamplesPerStart
-	}
-	if c.StartTimeout == 0 {
-		c.StartTimeout = d.StartTimeout
-	}
-	if c.SampleTimeout == 0 {
-		c.SampleTimeout = d.SampleTimeout
-	}
+	c.Toggle = cmp.Or(c.Toggle, d.Toggle)
+	c.Queries = cmp.Or(c.Queries, d.Queries)
+	c.Warmup = cmp.Or(c.Warmup, c.Queries)
+	c.Seed = cmp.Or(c.Seed, d.Seed)
+	c.SamplesPerStart = cmp.Or(c.SamplesPerStart, d.SamplesPerStart)
+	c.StartTimeout = cmp.Or(c.StartTimeout, d.StartTimeout)
+	c.SampleTimeout = cmp.Or(c.SampleTimeout, d.SampleTimeout)
 	return c
 }
 
