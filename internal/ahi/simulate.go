@@ -1,6 +1,7 @@
 package ahi
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -29,24 +30,12 @@ type SimConfig struct {
 
 // withDefaults fills zero fields.
 func (c SimConfig) withDefaults() SimConfig {
-	if c.Tables == 0 {
-		c.Tables = 8
-	}
-	if c.TableSize == 0 {
-		c.TableSize = 1000000
-	}
-	if c.Threads == 0 {
-		c.Threads = 128
-	}
-	if c.Duration == 0 {
-		c.Duration = 60 * time.Second
-	}
-	if c.SampleEvents == 0 {
-		c.SampleEvents = 50000
-	}
-	if c.Percentile == 0 {
-		c.Percentile = 95
-	}
+	c.Tables = cmp.Or(c.Tables, 8)
+	c.TableSize = cmp.Or(c.TableSize, 1000000)
+	c.Threads = cmp.Or(c.Threads, 128)
+	c.Duration = cmp.Or(c.Duration, 60*time.Second)
+	c.SampleEvents = cmp.Or(c.SampleEvents, 50000)
+	c.Percentile = cmp.Or(c.Percentile, 95)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package build
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -52,15 +53,9 @@ func (c Config) withDefaults() Config {
 	if c.CcacheDir == "" && c.CacheDir != "" {
 		c.CcacheDir = filepath.Join(c.CacheDir, "ccache")
 	}
-	if c.CMake == "" {
-		c.CMake = "cmake"
-	}
-	if c.Ninja == "" {
-		c.Ninja = "ninja"
-	}
-	if c.WaitDelay == 0 {
-		c.WaitDelay = 30 * time.Second
-	}
+	c.CMake = cmp.Or(c.CMake, "cmake")
+	c.Ninja = cmp.Or(c.Ninja, "ninja")
+	c.WaitDelay = cmp.Or(c.WaitDelay, 30*time.Second)
 	return c
 }
 

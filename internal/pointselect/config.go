@@ -1,6 +1,7 @@
 package pointselect
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -57,24 +58,14 @@ var DefaultRunConfig = RunConfig{
 // Time stays 0 when Events is set, meaning "no time limit".
 func (c RunConfig) WithDefaults() RunConfig {
 	d := DefaultRunConfig
-	if c.Threads == 0 {
-		c.Threads = d.Threads
-	}
-	if c.Tables == 0 {
-		c.Tables = d.Tables
-	}
-	if c.TableSize == 0 {
-		c.TableSize = d.TableSize
-	}
+	c.Threads = cmp.Or(c.Threads, d.Threads)
+	c.Tables = cmp.Or(c.Tables, d.Tables)
+	c.TableSize = cmp.Or(c.TableSize, d.TableSize)
 	if c.Time == 0 && c.Events == 0 {
 		c.Time = d.Time
 	}
-	if c.SeriesInterval == 0 {
-		c.SeriesInterval = d.SeriesInterval
-	}
-	if c.Percentile == 0 {
-		c.Percentile = d.Percentile
-	}
+	c.SeriesInterval = cmp.Or(c.SeriesInterval, d.SeriesInterval)
+	c.Percentile = cmp.Or(c.Percentile, d.Percentile)
 	c.Rand = c.Rand.withDefaults()
 	return c
 }

@@ -1,6 +1,7 @@
 package pointselect
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -41,18 +42,10 @@ const DefaultDropRows = 1_000_000
 func (c DropConfig) WithDefaults() DropConfig {
 	c.Run.SeriesInterval = StallBucket
 	c.Run = c.Run.WithDefaults()
-	if c.DropRows == 0 {
-		c.DropRows = DefaultDropRows
-	}
-	if c.DropAt == 0 {
-		c.DropAt = (c.Run.Time / 3).Round(StallBucket)
-	}
-	if c.WarmThreads == 0 {
-		c.WarmThreads = 4
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
+	c.DropRows = cmp.Or(c.DropRows, DefaultDropRows)
+	c.DropAt = cmp.Or(c.DropAt, (c.Run.Time / 3).Round(StallBucket))
+	c.WarmThreads = cmp.Or(c.WarmThreads, 4)
+	c.Seed = cmp.Or(c.Seed, 1)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package pointselect
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -28,15 +29,9 @@ type FixedConfig struct {
 
 // WithDefaults returns c with zero fields set to their defaults.
 func (c FixedConfig) WithDefaults() FixedConfig {
-	if c.Tables == 0 {
-		c.Tables = DefaultRunConfig.Tables
-	}
-	if c.TableSize == 0 {
-		c.TableSize = DefaultRunConfig.TableSize
-	}
-	if c.Seed == 0 {
-		c.Seed = 1
-	}
+	c.Tables = cmp.Or(c.Tables, DefaultRunConfig.Tables)
+	c.TableSize = cmp.Or(c.TableSize, DefaultRunConfig.TableSize)
+	c.Seed = cmp.Or(c.Seed, 1)
 	c.Rand = c.Rand.withDefaults()
 	return c
 }

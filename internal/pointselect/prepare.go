@@ -1,6 +1,7 @@
 package pointselect
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -54,24 +55,12 @@ type PrepareConfig struct {
 
 // withDefaults fills zero fields.
 func (c PrepareConfig) withDefaults() PrepareConfig {
-	if c.Tables == 0 {
-		c.Tables = 1
-	}
-	if c.TableSize == 0 {
-		c.TableSize = 10000
-	}
-	if c.Threads == 0 {
-		c.Threads = min(c.Tables, 8)
-	}
-	if c.Engine == "" {
-		c.Engine = "innodb"
-	}
-	if c.Method == "" {
-		c.Method = LoadAuto
-	}
-	if c.Seed == 0 {
-		c.Seed = uint64(time.Now().UnixNano())
-	}
+	c.Tables = cmp.Or(c.Tables, 1)
+	c.TableSize = cmp.Or(c.TableSize, 10000)
+	c.Threads = cmp.Or(c.Threads, min(c.Tables, 8))
+	c.Engine = cmp.Or(c.Engine, "innodb")
+	c.Method = cmp.Or(c.Method, LoadAuto)
+	c.Seed = cmp.Or(c.Seed, uint64(time.Now().UnixNano()))
 	c.Rand = c.Rand.withDefaults()
 	return c
 }

@@ -2,6 +2,7 @@ package track
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -138,36 +139,18 @@ func ParseConfig(r io.Reader) (Config, error) {
 
 // WithDefaults fills the documented defaults into unset fields.
 func (c Config) WithDefaults() Config {
-	if c.Remote == "" {
-		c.Remote = "origin"
-	}
-	if c.Metric == "" {
-		c.Metric = "tps"
-	}
-	if c.Runs == 0 {
-		c.Runs = 5
-	}
-	if c.Detect.Window == 0 {
-		c.Detect.Window = DefaultDetect.Window
-	}
-	if c.Detect.PValue == 0 {
-		c.Detect.PValue = DefaultDetect.PValue
-	}
+	c.Remote = cmp.Or(c.Remote, "origin")
+	c.Metric = cmp.Or(c.Metric, "tps")
+	c.Runs = cmp.Or(c.Runs, 5)
+	c.Detect.Window = cmp.Or(c.Detect.Window, DefaultDetect.Window)
+	c.Detect.PValue = cmp.Or(c.Detect.PValue, DefaultDetect.PValue)
 	// The tracker always refines locations (the bisect range depends on
 	// them) and also scans half windows (a series has many steps).
 	c.Detect.Refine, c.Detect.HalfWindows = true, true
-	if c.Detect.RefineWithin == 0 {
-		c.Detect.RefineWithin = DefaultDetect.RefineWithin
-	}
-	if c.Confirm == 0 {
-		c.Confirm = 3
-	}
-	if c.Slack == 0 {
-		c.Slack = 4
-	}
-	if c.Night.Duration == 0 {
-		c.Night.Duration = 24 * time.Hour
-	}
+	c.Detect.RefineWithin = cmp.Or(c.Detect.RefineWithin, DefaultDetect.RefineWithin)
+	c.Confirm = cmp.Or(c.Confirm, 3)
+	c.Slack = cmp.Or(c.Slack, 4)
+	c.Night.Duration = cmp.Or(c.Night.Duration, 24*time.Hour)
 	return c
 }
 
