@@ -49,10 +49,30 @@ func (h *hostHealth) note(host string, err error) {
 	}
 }
 
-// Work implements river.Worker: a job, with its outcome noted for the
-// host's health.
+// Work implements river.Worker: a job, one at a time on this host (the
+// worker works two queues, the class's and its own), with its outcome
+// noted for the host's health.
 func (w *measureWorker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
+	w.beat.claim(job.ID)
+	defer w.beat.unclaim(job.ID)
+	if err := w.acquire(); err != nil {
+		return err
+	}
+	defer func() { <-w.busy }()
 	err := w.work(ctx, job)
 	w.health.note(w.host, err)
 	return err
+}
+
+// acquire waits until no other job is worked on this host. The heartbeat
+// keeps the waiting job's attempted_at fresh; River's job timeout (the
+// rescue delay) does not end the wait, a stop does (the job goes back
+// to its queue at once, its attempt not spent: River's JobSnooze(0)).
+func (w *measureWorker) acquire() error {
+	select {
+	case w.busy <- struct{}{}:
+		return nil
+	case <-w.stopping:
+		return river.JobSnooze(0)
+	}
 }

@@ -30,9 +30,12 @@ type measureWorker struct {
 	host     string
 	workerID string
 	delay    time.Duration
+	speed    float64 // planted host speed (WorkerConfig.Speed)
 	beat     *heartbeat
 	log      io.Writer
 	health   *hostHealth
+	busy     chan struct{} // holds a token while a job is worked: one at a time
+	stopping chan struct{} // closed when the worker stops
 
 	mu      sync.Mutex
 	key     string
@@ -205,6 +208,9 @@ func (s *indexSampler) Sample(ctx context.Context, c bisect.Commit, _ int) (*sto
 		}
 	}
 	run, err := s.Sampler.Sample(ctx, c, s.index)
+	if err == nil && run != nil && s.w.speed > 0 {
+		run.TPS, run.QPS, run.Value = run.TPS*s.w.speed, run.QPS*s.w.speed, run.Value*s.w.speed
+	}
 	s.run = run
 	return run, err
 }

@@ -81,10 +81,11 @@ type Measurer struct {
 	planned bool
 	said    string         // the last plan line printed
 	ahead   map[int64]bool // jobs enqueued by the last Prefetch, not waited for
+	pin     pinCache       // the live hosts samples are pinned to (pin.go)
 	// Enqueued and Found count the jobs this Measurer added and the
 	// requests a job enqueued earlier (a prefetch, a killed controller)
-	// answered.
-	Enqueued, Found int
+	// answered; Moved the jobs of gone hosts moved to the shared queue.
+	Enqueued, Found, Moved int
 }
 
 var (
@@ -161,7 +162,7 @@ func (m *Measurer) stored(ctx context.Context, c bisect.Commit, i int) (bisect.S
 // ok is false, without an error, when the job no longer exists.
 func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (bisect.Sample, bool, error) {
 	var none bisect.Sample
-	for {
+	for polls := 0; ; polls++ {
 		v, ok, err := m.stored(ctx, c, i)
 		if err != nil || ok {
 			return v, ok, err
@@ -181,6 +182,9 @@ func (m *Measurer) wait(ctx context.Context, id int64, c bisect.Commit, i int) (
 			return none, false, fmt.Errorf("fleet job %d completed but %s sample %d is not in the store", id, c.Short, i+1)
 		case rivertype.JobStateCancelled, rivertype.JobStateDiscarded:
 			return none, false, jobError(job, c)
+		}
+		if polls%20 == 0 {
+			m.fallback(ctx, job) // about once a second
 		}
 		select {
 		case <-ctx.Done():

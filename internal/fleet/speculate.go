@@ -63,9 +63,10 @@ func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, pri
 			i = j.first + j.n
 			continue
 		}
-		n := min(g, to-i, next(js, i)-i)
+		queue, most := m.queueFor(ctx, i, g)
+		n := min(most, to-i, next(js, i)-i)
 		args := MeasureArgs{SpecKey: m.specKey, Spec: m.spec, Commit: c.Hash, First: i, N: n}
-		res, err := m.c.client.Insert(ctx, args, &river.InsertOpts{Queue: m.c.Queue, MaxAttempts: MaxAttempts,
+		res, err := m.c.client.Insert(ctx, args, &river.InsertOpts{Queue: queue, MaxAttempts: MaxAttempts,
 			Priority: prio, UniqueOpts: river.UniqueOpts{ByArgs: true}})
 		if err != nil {
 			return nil, fmt.Errorf("enqueueing %s samples %d..%d: %w", c.Short, i+1, i+n, err)
@@ -76,7 +77,7 @@ func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, pri
 		} else {
 			m.Enqueued++
 		}
-		fmt.Fprintf(m.c.Log, "  fleet: %s job %d: %s samples %d..%d (priority %d)\n", how, res.Job.ID, c.Short, i+1, i+n, prio)
+		fmt.Fprintf(m.c.Log, "  fleet: %s job %d: %s samples %d..%d (priority %d, queue %s)\n", how, res.Job.ID, c.Short, i+1, i+n, prio, res.Job.Queue)
 		js = append(js, jobSpan{id: res.Job.ID, first: i, n: n})
 		ids = append(ids, res.Job.ID)
 		i += n

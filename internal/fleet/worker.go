@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,6 +38,9 @@ type WorkerConfig struct {
 	// SampleDelay sleeps before each sample (tests and demos: makes a
 	// dry-run job last long enough to be killed mid-job).
 	SampleDelay time.Duration
+	// Speed multiplies every sample this worker takes (tests and demos:
+	// a planted host speed, as real hosts of one class differ; 0 is 1).
+	Speed float64
 	// Log receives one line per job (stderr); nil for none.
 	Log io.Writer
 	// Logger receives River's own log lines; nil discards them.
@@ -103,14 +108,17 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err := hb.register(ctx, cfg.Host, cfg.Queue); err != nil {
 		return err
 	}
-	w := &measureWorker{store: st, pool: pool, host: cfg.Host, workerID: id, delay: cfg.SampleDelay, beat: hb, log: cfg.Log,
-		health: newHostHealth()}
+	w := &measureWorker{store: st, pool: pool, host: cfg.Host, workerID: id, delay: cfg.SampleDelay, speed: cfg.Speed,
+		beat: hb, log: cfg.Log, health: newHostHealth(), busy: make(chan struct{}, 1), stopping: make(chan struct{})}
 	defer w.close()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
+	own := HostQueue(cfg.Queue, cfg.Host)
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
-		ID:      id,
-		Queues:  map[string]river.QueueConfig{cfg.Queue: {MaxWorkers: 1}},
+		ID: id,
+		// The class's shared queue and this host's own (pinned samples,
+		// pin.go); Work takes one job at a time of the two.
+		Queues:  map[string]river.QueueConfig{cfg.Queue: {MaxWorkers: 1}, own: {MaxWorkers: 1}},
 		Workers: workers,
 		// River rescues only jobs with a timeout, once it has passed since
 		// attempted_at: both are RescueAfter, the heartbeat keeps a live
@@ -132,13 +140,14 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("starting the worker: %w", err)
 	}
-	fmt.Fprintf(cfg.Log, "worker %s: host %s, queue %s, waiting for jobs\n", id, cfg.Host, cfg.Queue)
+	fmt.Fprintf(cfg.Log, "worker %s: host %s, queue %s (own queue %s), waiting for jobs\n", id, cfg.Host, cfg.Queue, own)
 	var out error
 	select {
 	case <-ctx.Done():
 	case out = <-w.health.out:
 		fmt.Fprintf(cfg.Log, "worker %s: %v\n", id, out)
 	}
+	close(w.stopping)
 	fmt.Fprintf(cfg.Log, "worker %s: stopping\n", id)
 	stopCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -173,13 +182,42 @@ func lockHost(ctx context.Context, pool *pgxpool.Pool, host string) (func(), err
 	}, nil
 }
 
-// A heartbeat keeps a worker's row in fleet_workers fresh and, while it
-// holds a job, that job's attempted_at: River's rescuer then takes only
-// jobs whose worker stopped beating.
+// A heartbeat keeps a worker's row in fleet_workers fresh and the
+// attempted_at of every job the worker holds (the one it works and one
+// waiting for it, see measureWorker.acquire): River's rescuer then takes
+// only jobs whose worker stopped beating.
 type heartbeat struct {
 	pool     *pgxpool.Pool
 	workerID string
-	job      chan int64 // the job now held (0: none), read by run
+	job      chan int64 // the job now worked (0: none), read by run
+	mu       sync.Mutex
+	held     map[int64]bool // every job held
+}
+
+// claim and unclaim add and remove a job the worker holds.
+func (h *heartbeat) claim(id int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held == nil {
+		h.held = map[int64]bool{}
+	}
+	h.held[id] = true
+}
+
+func (h *heartbeat) unclaim(id int64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.held, id)
+}
+
+func (h *heartbeat) holding() []int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ids := make([]int64, 0, len(h.held))
+	for id := range h.held {
+		ids = append(ids, id)
+	}
+	return ids
 }
 
 func (h *heartbeat) register(ctx context.Context, host, queue string) error {
@@ -219,8 +257,12 @@ func (h *heartbeat) beat(ctx context.Context, job int64) {
 	// Errors are left to the next beat: a Postgres restart costs beats,
 	// not the job (River's rescue waits RescueAfter).
 	_, _ = h.pool.Exec(ctx, `UPDATE fleet_workers SET beat_at = now(), job_id = $2 WHERE worker_id = $1`, h.workerID, job)
-	if job != 0 {
-		_, _ = h.pool.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = $1 AND state = 'running'`, job)
+	ids := h.holding()
+	if job != 0 && !slices.Contains(ids, job) {
+		ids = append(ids, job)
+	}
+	if len(ids) > 0 {
+		_, _ = h.pool.Exec(ctx, `UPDATE river_job SET attempted_at = now() WHERE id = ANY($1) AND state = 'running'`, ids)
 	}
 }
 

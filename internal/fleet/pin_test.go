@@ -1,0 +1,170 @@
+package fleet_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"math"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/fleet"
+	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
+)
+
+// TestHostQueueNames: a host's queue is a valid River queue name, one per
+// exact host name, within River's 64 characters.
+func TestHostQueueNames(t *testing.T) {
+	seen := map[string]string{}
+	long := strings.Repeat("rack7.bench-node.", 6)
+	for _, h := range []string{"h1", "bench.1", "bench-1", "Bench_1", long + "a", long + "b", "ü"} {
+		q := fleet.HostQueue("epyc-9454", h)
+		if len(q) > 64 || !strings.HasPrefix(q, "epyc-9454|") || strings.Contains(q, "||") {
+			t.Errorf("host %q: queue %q", h, q)
+		}
+		if other, ok := seen[q]; ok {
+			t.Errorf("hosts %q and %q share queue %q", h, other, q)
+		}
+		seen[q] = h
+	}
+}
+
+// plantedSpeeds are three hosts' speeds: +8 %, 0 and -6 %, far larger
+// than the dry-run scenario's step.
+var plantedSpeeds = map[string]float64{"h1": 1.08, "h2": 1, "h3": 0.94}
+
+// TestPinnedHostsBisectAsOneHost: three in-process workers whose samples
+// are scaled by planted host speeds bisect the dry-run scenario to the
+// verdict one host gets; sample i of every commit was taken by host
+// i mod 3 (fleet_samples); the result's host factors are the planted
+// speeds. Without the engine's host blocking the hosts' spread is taken
+// for run noise and the verdict differs (checked by hand: see
+// docs/fleet.md).
+func TestPinnedHostsBisectAsOneHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fleet bisect with three in-process workers")
+	}
+	dsn := testPG(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	spec := pipeline.Spec{DryRun: true, Scenario: "mdev-12.0-point-select", Seed: 1}
+
+	want := bisectDryRun(t, ctx, filepath.Join(t.TempDir(), "local.db"), spec, nil)
+
+	var wg sync.WaitGroup
+	wctx, stop := context.WithCancel(ctx)
+	for host, speed := range plantedSpeeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := fleet.RunWorker(wctx, fleet.WorkerConfig{DSN: dsn, Host: host, Beat: 500 * time.Millisecond,
+				RescueAfter: 3 * time.Second, Speed: speed})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("worker %s: %v", host, err)
+			}
+		}()
+	}
+	defer func() { stop(); wg.Wait() }()
+	pool, err := fleet.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	waitFor(t, "three workers", time.Minute, nil, func() bool {
+		ws, err := fleet.Workers(ctx, pool, time.Minute)
+		return err == nil && len(ws) == 3
+	})
+	var log bytes.Buffer
+	ctrl, err := fleet.NewController(pool, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := bisectDryRun(t, ctx, dsn, spec, func(*pipeline.Measurer) (bisect.Measurer, error) { return ctrl.Measurer(spec) })
+	if t.Failed() {
+		t.Logf("controller:\n%s", log.String())
+	}
+
+	if g, w := verdictOf(got.Result), verdictOf(want.Result); g != w {
+		t.Errorf("three hosts: %s; one host: %s", g, w)
+	}
+	f := got.Result.HostFactors
+	for h, speed := range plantedSpeeds {
+		if r := f[h] / f["h2"]; math.Abs(r/speed-1) > 0.003 {
+			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, f)
+		}
+	}
+	checkPinned(t, ctx, pool, []string{"h1", "h2", "h3"})
+	if !strings.Contains(log.String(), "sample i of every commit runs on host i mod 3 of h1, h2, h3") {
+		t.Errorf("the controller does not say how it pins samples:\n%s", log.String())
+	}
+}
+
+// bisectDryRun runs the dry-run bisect of spec from 11.8.6 to 12.0.1 on
+// the store dsn, through remote when it is set.
+func bisectDryRun(t *testing.T, ctx context.Context, dsn string, spec pipeline.Spec,
+	remote func(*pipeline.Measurer) (bisect.Measurer, error)) *pipeline.Outcome {
+	t.Helper()
+	st, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tg, err := pipeline.Open(ctx, st, spec, ui.New(io.Discard, io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	out, err := tg.Bisect(ctx, pipeline.BisectOptions{Good: "11.8.6", Bad: "12.0.1", Config: pipeline.ConfigFor(spec), Remote: remote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func verdictOf(r *bisect.Result) string {
+	var hs []string
+	for _, c := range r.Culprits {
+		hs = append(hs, c.Commit.Short)
+	}
+	return string(r.Status) + " " + strings.Join(hs, ",")
+}
+
+// checkPinned: every sample index was taken by one host, the same for
+// every commit: hosts[index mod len(hosts)]; and every host took some.
+func checkPinned(t *testing.T, ctx context.Context, pool *pgxpool.Pool, hosts []string) {
+	t.Helper()
+	rows, err := pool.Query(ctx, `SELECT commit_hash, sample_index, host FROM fleet_samples ORDER BY commit_hash, sample_index`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n, by := 0, map[string]int{}
+	for rows.Next() {
+		var c, h string
+		var i int
+		if err := rows.Scan(&c, &i, &h); err != nil {
+			t.Fatal(err)
+		}
+		n, by[h] = n+1, by[h]+1
+		if want := hosts[i%len(hosts)]; h != want {
+			t.Errorf("commit %.10s sample %d taken by %s, want %s", c, i+1, h, want)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(by) != len(hosts) || n < 30 {
+		t.Errorf("%d samples by host %v: want every one of %v", n, by, hosts)
+	}
+	t.Logf("%d samples by host %v", n, by)
+}
