@@ -3,6 +3,7 @@ package fleet_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -74,6 +75,14 @@ func TestFleetBisectThreeWorkers(t *testing.T) {
 	got := parseOutcome(t, rerun)
 	if got.verdict() != want.verdict() {
 		t.Errorf("fleet verdict %q, local verdict %q", got.verdict(), want.verdict())
+	}
+	// Samples are pinned to hosts; the killed host's job went to the
+	// shared queue, and a controller said so.
+	logs := ctrl.log.String() + rerun.log.String()
+	for _, say := range []string{"sample i of every commit runs on host i mod 3 of h1, h2, h3", "fleet: host h1 is gone"} {
+		if !strings.Contains(logs, say) {
+			t.Errorf("no controller says %q", say)
+		}
 	}
 
 	checkKilledJob(t, db, killedJob, killedWorker)

@@ -42,7 +42,8 @@ func (m *Measurer) jobs(ctx context.Context, c bisect.Commit) ([]jobSpan, error)
 // ensure makes samples from..to-1 of c covered by jobs and returns the
 // covering jobs' ids, the one covering from first. Samples no job covers
 // get new jobs of at most g samples (never overlapping another job, so no
-// index is taken twice), at River priority prio (1 highest, 4 lowest);
+// index is taken twice; one sample, in its host's queue, when samples
+// are pinned: pin.go), at River priority prio (1 highest, 4 lowest);
 // a covering job waiting at a lower priority is raised to prio.
 func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, prio int) ([]int64, error) {
 	js, err := m.jobs(ctx, c)
