@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
@@ -49,13 +50,26 @@ func (h *hostHealth) note(host string, err error) {
 	}
 }
 
+// busySnooze is how long a shared-queue job a busy host fetched goes
+// back to wait for another host (River's scheduler makes it available
+// again within a few seconds more).
+const busySnooze = 2 * time.Second
+
 // Work implements river.Worker: a job, one at a time on this host (the
 // worker works two queues, the class's and its own), with its outcome
-// noted for the host's health.
+// noted for the host's health. A job of the shared queue fetched while
+// this host works another goes back for an idle host (snoozed: no
+// attempt spent); a job of the host's own queue waits for the host.
 func (w *measureWorker) Work(ctx context.Context, job *river.Job[MeasureArgs]) error {
 	w.beat.claim(job.ID)
 	defer w.beat.unclaim(job.ID)
-	if err := w.acquire(); err != nil {
+	if job.Queue != w.own {
+		select {
+		case w.busy <- struct{}{}:
+		default:
+			return river.JobSnooze(busySnooze)
+		}
+	} else if err := w.acquire(); err != nil {
 		return err
 	}
 	defer func() { <-w.busy }()

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // TestHostHealth: MaxHostFailures host failures in a row take the host
@@ -42,5 +44,36 @@ func TestHostHealth(t *testing.T) {
 	h.note("h1", hostErr) // more failures never block or report twice
 	if err := out(h); err != nil {
 		t.Errorf("taken out twice: %v", err)
+	}
+}
+
+// TestBusyHostHandsSharedJobsBack: while a host works a job, a job of the
+// shared queue goes back for another host (snoozed, no attempt spent)
+// and a job of the host's own queue waits for it, until the worker stops
+// (then it goes back at once); neither counts against the host.
+func TestBusyHostHandsSharedJobsBack(t *testing.T) {
+	w := &measureWorker{host: "h1", own: HostQueue("q", "h1"), busy: make(chan struct{}, 1),
+		stopping: make(chan struct{}), beat: &heartbeat{}, health: newHostHealth()}
+	w.busy <- struct{}{} // h1 works a job
+	snoozed := func(err error) (time.Duration, bool) {
+		var s *rivertype.JobSnoozeError
+		if errors.As(err, &s) {
+			return s.Duration, true
+		}
+		return 0, false
+	}
+	shared := &river.Job[MeasureArgs]{JobRow: &rivertype.JobRow{ID: 1, Queue: "q"}}
+	if d, ok := snoozed(w.Work(context.Background(), shared)); !ok || d != busySnooze {
+		t.Errorf("a shared job on a busy host: snoozed %v for %s, want %s", ok, d, busySnooze)
+	}
+	own := &river.Job[MeasureArgs]{JobRow: &rivertype.JobRow{ID: 2, Queue: w.own}}
+	done := make(chan error, 1)
+	go func() { done <- w.Work(context.Background(), own) }()
+	close(w.stopping)
+	if d, ok := snoozed(<-done); !ok || d != 0 {
+		t.Errorf("the host's own job, worker stopping: snoozed %v for %s, want at once", ok, d)
+	}
+	if len(w.beat.holding()) != 0 || w.health.inRow != 0 {
+		t.Errorf("jobs still held %v, host failures %d", w.beat.holding(), w.health.inRow)
 	}
 }

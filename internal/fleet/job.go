@@ -28,6 +28,7 @@ type measureWorker struct {
 	store    *store.Store
 	pool     *pgxpool.Pool
 	host     string
+	own      string // this host's queue (HostQueue)
 	workerID string
 	delay    time.Duration
 	speed    float64 // planted host speed (WorkerConfig.Speed)

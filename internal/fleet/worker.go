@@ -114,6 +114,7 @@ func RunWorker(ctx context.Context, cfg WorkerConfig) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, w)
 	own := HostQueue(cfg.Queue, cfg.Host)
+	w.own = own
 	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{
 		ID: id,
 		// The class's shared queue and this host's own (pinned samples,
