@@ -29,20 +29,22 @@ import (
 // log(median on the host / median of the hosts' medians)"; the further
 // steps remove the bias that estimate has when commits were measured on
 // different subsets of the hosts (a commit taken mostly on a fast host).
-// Medians at both levels make it robust: a wild sample moves one cell by
-// at most its share of the cell's median, and a wild cell moves a host's
+// Medians at both levels make it robust: a wild sample moves its cell's
+// median by at most one order statistic, and a wild cell moves a host's
 // effect only when it is the median of the host's commits. Effects are
 // normalised so that the median host, weighting each host by its valid
 // samples, has factor 1 (with hosts taken in turn, as the fleet pins
-// them, that is the middle host; for two, their geometric mean): a
+// them, that is the middle host; for two equally used hosts, their
+// geometric mean): a
 // geometric mean over hosts would let a host that took one sample move
 // every value. A host that shares no commit with another (it took
 // samples of one commit alone) cannot be told from that commit's level
-// and keeps factor 1. Only ratios between commits matter to the tests;
-// the normalisation only keeps values near the samples' own scale.
+// and keeps factor 1. The tests compare commits by relative changes; the
+// normalisation keeps values near the samples' own scale.
 
-// hostPolish is the number of median polish sweeps: the effects move by
-// less than a part in a million after a few on any table a bisect makes.
+// hostPolish is the number of median polish sweeps: median polish
+// settles within a few; ten bounds the work (each sweep is linear in the
+// cells).
 const hostPolish = 10
 
 // A hostCell is the valid samples of one commit taken on one host.
