@@ -24,6 +24,7 @@ type simJob struct {
 	hash      string
 	first, n  int
 	prio      int
+	host      int           // the host whose queue holds it (-1: the shared queue)
 	enq       time.Duration // enqueued at
 	started   bool
 	build     bool          // its host had to build the commit
@@ -62,6 +63,18 @@ type fleetSim struct {
 	level      func(hash string) float64
 	sd         float64
 	seed       uint64
+	// pin: how samples are pinned to hosts (pin.go); speed: each host's
+	// planted speed factor; took: "hash/index" -> the host that took it;
+	// anon: samples name no host (the engine's host blocking is off).
+	pin   pinning
+	speed []float64
+	took  map[string]int
+	anon  bool
+	// blocks: with pinPlan, each commit's hosts; nextBlock: the first
+	// host of the next commit's block; wide: the plan is the endpoints'.
+	blocks    map[string]block
+	nextBlock int
+	wide      bool
 	// Counts: rounds are waits for a build (sequential decision points),
 	// by the engine phase they served; runs and builds are host work.
 	waited  bool
@@ -74,9 +87,11 @@ type fleetSim struct {
 
 func newFleetSim(k int, build, run time.Duration, level func(string) float64, sd float64, seed uint64) *fleetSim {
 	s := &fleetSim{build: build, run: run, jobs: map[string][]*simJob{}, ready: map[string]time.Duration{}, builtAt: map[string]time.Duration{},
-		ahead: map[int]bool{}, level: level, sd: sd, seed: seed, rounds: map[string]int{}, planLog: func(string) {}}
+		ahead: map[int]bool{}, level: level, sd: sd, seed: seed, rounds: map[string]int{}, planLog: func(string) {},
+		took: map[string]int{}, blocks: map[string]block{}}
 	for range k {
 		s.hosts = append(s.hosts, simHost{built: map[string]bool{}})
+		s.speed = append(s.speed, 1)
 	}
 	return s
 }
@@ -94,13 +109,14 @@ func (s *fleetSim) progress(e bisect.Event) {
 func (s *fleetSim) Measure(ctx context.Context, c bisect.Commit, first, n int) ([]float64, error) {
 	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = s.sample(c, first+i)
+		xs[i], _ = s.sample(c, first+i)
 	}
 	return xs, nil
 }
 
-// sample returns sample index of c, moving the clock to when it is taken.
-func (s *fleetSim) sample(c bisect.Commit, index int) float64 {
+// sample returns sample index of c and the host that took it, moving the
+// clock to when it is taken.
+func (s *fleetSim) sample(c bisect.Commit, index int) (float64, int) {
 	key := fmt.Sprintf("%s/%d", c.Hash, index)
 	if _, ok := s.ready[key]; !ok {
 		if !s.planned {
@@ -119,10 +135,15 @@ func (s *fleetSim) sample(c bisect.Commit, index int) float64 {
 			}
 			break
 		}
-		s.dispatch()
+		if s.pinned() {
+			s.dispatchPinned()
+		} else {
+			s.dispatch()
+		}
 	}
 	rng := rand.New(rand.NewPCG(s.seed, hash64(key)))
-	return s.level(c.Hash) + s.sd*rng.NormFloat64()
+	h := s.took[key]
+	return (s.level(c.Hash) + s.sd*rng.NormFloat64()) * s.speed[h], h
 }
 
 // dispatch starts the next job on the host free first.
@@ -149,6 +170,12 @@ func (s *fleetSim) dispatch() {
 		h.free = max(wait, at+time.Second)
 		return
 	}
+	s.start(h, best, at)
+}
+
+// start has host h take job pending[best] at time at: it builds the
+// commit unless h has, then takes the job's samples.
+func (s *fleetSim) start(h *simHost, best int, at time.Duration) {
 	j := s.pending[best]
 	s.pending = append(s.pending[:best], s.pending[best+1:]...)
 	j.started = true
@@ -167,7 +194,8 @@ func (s *fleetSim) dispatch() {
 	}
 	for i := j.first; i < j.first+j.n; i++ {
 		t += s.run
-		s.ready[fmt.Sprintf("%s/%d", j.hash, i)] = t
+		key := fmt.Sprintf("%s/%d", j.hash, i)
+		s.ready[key], s.took[key] = t, s.index(h)
 		s.runs++
 	}
 	h.free = t

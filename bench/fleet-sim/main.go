@@ -32,6 +32,9 @@ var (
 	idleAffinity bool
 	shared       bool
 	copyTime     time.Duration
+	pin          = pinAll
+	anon         bool
+	spread       float64
 )
 
 // An outcome is one simulated bisect.
@@ -57,7 +60,23 @@ func main() {
 	flag.DurationVar(&copyTime, "copy", time.Minute, "with -shared: copying a build to a host")
 	flag.BoolVar(&idleAffinity, "affinity-idle", false, "like -affinity, but a job is left only to an idle host with its build (what a worker can do by snoozing a job)")
 	flag.BoolVar(&affinity, "affinity", false, "hosts prefer jobs of commits they have built, and leave a job to a host with its build when that host is free within a build time (not built in the fleet: River gives a job to whichever host asks first)")
+	unpinned := flag.Bool("unpinned", false, "jobs go to whichever host is free, as before pinning (the fleet until 67c8e8f)")
+	pinPlanFlag := flag.Bool("pin-plan", false, "the proposal (not built): the endpoints pinned to host i mod k, every other commit to a block of the plan's PerCommit hosts")
+	flag.BoolVar(&anon, "anon", false, "samples name no host: the engine's host blocking is off")
+	flag.Float64Var(&spread, "spread", 0, "planted host speeds, evenly from 1-spread to 1+spread")
 	flag.Parse()
+	if *unpinned && *pinPlanFlag {
+		fail(fmt.Errorf("-unpinned and -pin-plan: choose one"))
+	}
+	if *unpinned {
+		pin = pinNone
+	}
+	if *pinPlanFlag {
+		pin = pinPlan
+	}
+	if pin != pinNone && (affinity || idleAffinity) {
+		fail(fmt.Errorf("-affinity needs -unpinned: a pinned sample's host is fixed"))
+	}
 	hosts, err := ints(*hostList)
 	if err != nil {
 		fail(err)
@@ -66,12 +85,18 @@ func main() {
 	if len(builds) == 0 || len(builds) != len(runs) {
 		fail(fmt.Errorf("-build %q and -run %q: want as many durations each", *buildList, *runList))
 	}
-	how := "jobs go to whichever host is free (River, as built)"
+	how := pin.String()
 	if affinity {
 		how = "hosts schedule by build affinity (-affinity, not built)"
 	}
 	if idleAffinity {
 		how = "a job of a commit built on an idle host is left to it (-affinity-idle)"
+	}
+	if spread > 0 {
+		how += fmt.Sprintf("; host speeds %.3f..%.3f", 1-spread, 1+spread)
+	}
+	if anon {
+		how += "; samples name no host (-anon: no host blocking)"
 	}
 	if shared {
 		how += fmt.Sprintf("; builds shared, copied in %s (-shared, not built)", copyTime)
@@ -129,6 +154,8 @@ func simulate(seed uint64, commits, k int, build, run time.Duration, delta, cv f
 	h := newLineHistory(seed, commits, step, 10000, delta)
 	s := newFleetSim(k, build, run, h.level, cv*10000, seed)
 	s.affinity, s.shared, s.copy, s.patience = affinity || idleAffinity, shared, copyTime, build
+	s.pin, s.anon = pin, anon
+	s.spreadSpeeds(spread)
 	if idleAffinity {
 		s.patience = time.Nanosecond
 	}

@@ -22,14 +22,15 @@ func (s *fleetSim) ensure(hash string, from, to, g, prio int) []int {
 			i = j.first + j.n
 			continue
 		}
-		n := min(g, to-i)
+		host, most := s.queueFor(hash, i, g)
+		n := min(most, to-i)
 		for _, j := range s.jobs[hash] {
 			if j.first > i {
 				n = min(n, j.first-i)
 			}
 		}
 		s.ids++
-		j := &simJob{id: s.ids, hash: hash, first: i, n: n, prio: prio, enq: s.now}
+		j := &simJob{id: s.ids, hash: hash, first: i, n: n, prio: prio, host: host, enq: s.now}
 		s.jobs[hash] = append(s.jobs[hash], j)
 		s.pending = append(s.pending, j)
 		ids = append(ids, j.id)
@@ -45,6 +46,7 @@ func (s *fleetSim) PrefetchDepth(ctx context.Context, left, runs int) int {
 
 func (s *fleetSim) plan(left, runs int) fleet.Choice {
 	ch := fleet.Plan(fleet.Costs{Hosts: len(s.hosts), Build: s.build, Run: s.run, Runs: runs, Left: left})
+	s.wide = left <= 1
 	if s.first.Depth == 0 && left > 1 {
 		s.first = ch
 		s.planLog(ch.Why)
