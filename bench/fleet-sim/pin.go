@@ -68,7 +68,8 @@ func (s *fleetSim) queueFor(hash string, i, g int) (int, int) {
 }
 
 // newBlock returns the hosts of a commit's first job under pinPlan: every
-// host for the endpoints, else the plan's PerCommit hosts after the last
+// host, in order, for the endpoints and checks (a plan for one candidate
+// or none), else the plan's PerCommit hosts after the last
 // block, round the sorted hosts (a round's commits get disjoint hosts).
 func (s *fleetSim) newBlock() block {
 	k := len(s.hosts)
@@ -77,12 +78,16 @@ func (s *fleetSim) newBlock() block {
 		n = k
 	}
 	b := make(block, n)
+	if s.wide {
+		for i := range b {
+			b[i] = i
+		}
+		return b
+	}
 	for i := range b {
 		b[i] = (s.nextBlock + i) % k
 	}
-	if !s.wide {
-		s.nextBlock = (s.nextBlock + n) % k
-	}
+	s.nextBlock = (s.nextBlock + n) % k
 	return b
 }
 
