@@ -31,9 +31,10 @@ type simJob struct {
 	buildDone time.Duration // when that build ended
 }
 
-// A fleetSim is a bisect.Measurer and bisect.Prefetcher on a
+// A fleetSim is a bisect.SampleMeasurer and bisect.Prefetcher on a
 // virtual clock: k hosts take jobs in River's order (priority, then
-// age) as they become free; Measure waits (moves the clock) until the
+// age) as they become free, from the shared queue or, when samples are
+// pinned (pin.go), each from its own queue; Measure waits (moves the clock) until the
 // sample asked for is taken. Its job policy is the fleet controller's
 // (internal/fleet Measurer): the planner's choice per round (Plan),
 // Prefetch enqueues each named commit's first samples in PerCommit jobs

@@ -3,12 +3,19 @@
 // engine (bisect.Engine, DefaultConfig) whose Measurer models k hosts
 // taking the fleet controller's jobs (per-host build caching, River's
 // priority order, the planner's choice per round, Prefetch speculation).
+// As the fleet is built, with two or more hosts sample i of every commit
+// is pinned to host i mod k, one sample a job in the host's own queue
+// (pin.go); -unpinned models the fleet before pinning (a job goes to
+// whichever host is free) and -pin-plan a proposal. Samples name their
+// host, so the engine's host blocking runs (-anon: off; -spread plants
+// host speeds).
 // For each cost setting (build time, run time) and each k it prints the
 // rounds (sequential waits for a build: decision points), the wall time
 // and the host work, next to log2(N)/log2(k+1), the rounds of pure
 // speculation on k commits at once.
 //
-//	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5] [-affinity] [-shared]
+//	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5]
+//		[-unpinned [-affinity]] [-pin-plan] [-spread 0.03] [-anon] [-shared]
 package main
 
 import (

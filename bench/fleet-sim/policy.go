@@ -9,8 +9,8 @@ import (
 )
 
 // ensure is the fleet controller's ensure: samples from..to-1 of hash
-// covered by jobs of at most g samples that never overlap, a covering job
-// raised to prio; it returns the covering jobs' ids, from's first.
+// covered by jobs of at most g samples (one, in its host's queue, when
+// pinned: queueFor) that never overlap, a covering job raised to prio; it returns the covering jobs' ids, from's first.
 func (s *fleetSim) ensure(hash string, from, to, g, prio int) []int {
 	var ids []int
 	for i := from; i < to; {
