@@ -72,7 +72,8 @@ type fleetSim struct {
 	took  map[string]int
 	anon  bool
 	// blocks: with pinPlan, each commit's hosts; nextBlock: the first
-	// host of the next commit's block; wide: the plan is the endpoints'.
+	// host of the next commit's block; wide: no bisect round planned yet
+	// (the endpoints and checks).
 	blocks    map[string]block
 	nextBlock int
 	wide      bool
@@ -89,7 +90,7 @@ type fleetSim struct {
 func newFleetSim(k int, build, run time.Duration, level func(string) float64, sd float64, seed uint64) *fleetSim {
 	s := &fleetSim{build: build, run: run, jobs: map[string][]*simJob{}, ready: map[string]time.Duration{}, builtAt: map[string]time.Duration{},
 		ahead: map[int]bool{}, level: level, sd: sd, seed: seed, rounds: map[string]int{}, planLog: func(string) {},
-		took: map[string]int{}, blocks: map[string]block{}}
+		took: map[string]int{}, blocks: map[string]block{}, wide: true}
 	for range k {
 		s.hosts = append(s.hosts, simHost{built: map[string]bool{}})
 		s.speed = append(s.speed, 1)
@@ -123,7 +124,7 @@ func (s *fleetSim) sample(c bisect.Commit, index int) (float64, int) {
 		if !s.planned {
 			s.plan(1, 20) // the endpoints' first look, as the fleet assumes
 		}
-		ids := s.ensure(c.Hash, index, index+max(1, s.choice.PerCommit), 1, 1)
+		ids := s.ensure(c.Hash, index, index+s.lookAhead(c.Hash), 1, 1)
 		delete(s.ahead, ids[0])
 	}
 	for {

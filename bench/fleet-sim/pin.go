@@ -128,6 +128,21 @@ func (s *fleetSim) dispatchPinned() {
 	s.start(&s.hosts[hi], best, at)
 }
 
+// lookAhead is how many samples of hash, from the one asked for, the
+// controller enqueues: the plan's PerCommit, and under pinPlan at least
+// one a host of the commit's block (the endpoints: every host, so none
+// idles until its sample is asked for).
+func (s *fleetSim) lookAhead(hash string) int {
+	n := max(1, s.choice.PerCommit)
+	if s.pin == pinPlan && s.pinned() {
+		if _, ok := s.blocks[hash]; !ok {
+			s.blocks[hash] = s.newBlock()
+		}
+		n = max(n, len(s.blocks[hash]))
+	}
+	return n
+}
+
 // index returns h's place among the hosts.
 func (s *fleetSim) index(h *simHost) int {
 	for i := range s.hosts {

@@ -46,7 +46,7 @@ func (s *fleetSim) PrefetchDepth(ctx context.Context, left, runs int) int {
 
 func (s *fleetSim) plan(left, runs int) fleet.Choice {
 	ch := fleet.Plan(fleet.Costs{Hosts: len(s.hosts), Build: s.build, Run: s.run, Runs: runs, Left: left})
-	s.wide = left <= 1
+	s.wide = s.wide && left <= 1 // until the first bisect round
 	if s.first.Depth == 0 && left > 1 {
 		s.first = ch
 		s.planLog(ch.Why)
