@@ -2,8 +2,11 @@ package bisect
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -47,53 +50,6 @@ func TestControlTau2(t *testing.T) {
 	}
 }
 
-// TestStandsOutOfControls: a step of 2 run sds stands out from controls
-// that show run noise only, and not from controls whose builds differ by
-// as much as the step (known answers: z and t quantiles by hand).
-func TestStandsOutOfControls(t *testing.T) {
-	quiet := []control{{0.1, 0.1}, {-0.2, 0.1}, {0.05, 0.1}, {0.3, 0.1}}
-	if !standsOutOfControls(2, 0.1, quiet, 0.01) {
-		t.Error("2 sd step vs quiet controls: want it to stand out")
-	}
-	// 2·tau² = mean(d²-se2) = (1.44+1+1.69+0.81)/4 - 0.1 = 1.135; sd of
-	// the step = sqrt(1.235) = 1.11; df = 1.235²/(1.135²/4) = 4.7, t >= 4.
-	loud := []control{{1.2, 0.1}, {-1, 0.1}, {1.3, 0.1}, {-0.9, 0.1}}
-	if standsOutOfControls(2, 0.1, loud, 0.01) {
-		t.Error("2 sd step vs controls differing by 1 sd: want it not to stand out")
-	}
-	if !standsOutOfControls(5, 0.1, loud, 0.01) {
-		t.Error("5 sd step vs controls differing by 1 sd: want it to stand out")
-	}
-}
-
-// TestControlPairs: two control pairs a side, the missing ones taken
-// further out on the other side at a range's end.
-func TestControlPairs(t *testing.T) {
-	cs := make([]Commit, 10)
-	for i := range cs {
-		cs[i] = Commit{Hash: string(rune('a' + i))}
-	}
-	key := func(ps [][2]Commit) string {
-		s := ""
-		for _, p := range ps {
-			s += p[0].Hash + p[1].Hash + " "
-		}
-		return s
-	}
-	for _, c := range []struct {
-		lo, hi int
-		want   string
-	}{
-		{4, 5, "de fg cd gh "},
-		{8, 9, "hi gh fg ef "},
-		{0, 1, "bc cd de ef "},
-	} {
-		if got := key(controlPairs(cs, c.lo, c.hi)); got != c.want {
-			t.Errorf("controlPairs(%d, %d) = %q, want %q", c.lo, c.hi, got, c.want)
-		}
-	}
-}
-
 // TestControlsRefuseLayoutStep: no commit changes anything, but every
 // build runs at its own offset (sd half a run sd, code layout) and bad's
 // build is 1.1 run sds slower than good's. A bisect converges on some
@@ -115,6 +71,118 @@ func TestControlsRefuseLayoutStep(t *testing.T) {
 		}
 		if names := culpritNames(res, true); len(names) > 0 {
 			t.Errorf("seed %d: culprits %v named for a layout step (status %s, warnings %q)", seed, names, res.Status, res.Warnings)
+		}
+	}
+}
+
+// TestLevelBuilds: up to levelReach builds a side, nearest first,
+// skipping unusable ones; a side with none gets the pair's own build
+// and the other side twice the builds.
+func TestLevelBuilds(t *testing.T) {
+	cs := make([]Commit, 20)
+	for i := range cs {
+		cs[i] = Commit{Hash: fmt.Sprint(i), Subject: fmt.Sprint(i)}
+	}
+	all := func(Commit) bool { return true }
+	names := func(xs []Commit) string {
+		var s []string
+		for _, c := range xs {
+			s = append(s, c.Subject)
+		}
+		return strings.Join(s, " ")
+	}
+	for _, c := range []struct {
+		lo, hi      int
+		usable      func(Commit) bool
+		left, right string
+	}{
+		{9, 10, all, "8 7 6", "11 12 13"},
+		{1, 2, all, "0", "3 4 5"},
+		{9, 10, func(c Commit) bool { return c.Subject != "7" }, "8 6 5", "11 12 13"},
+		{18, 19, all, "17 16 15 14 13 12", "19"},
+		{0, 1, all, "0", "2 3 4 5 6 7"},
+	} {
+		l, r := levelBuilds(cs, c.lo, c.hi, c.usable)
+		if names(l) != c.left || names(r) != c.right {
+			t.Errorf("pair (%d, %d]: left %q right %q, want %q and %q", c.lo, c.hi, names(l), names(r), c.left, c.right)
+		}
+	}
+}
+
+// TestRoundMediansTakeOutHostStep: four builds at known levels, ten
+// rounds, the host 50 units slower from round 4 on, and build 2 missing
+// its runs of rounds 8 and 9 (outliers): its plain median falls between
+// the host's two speeds, the others' on the slow one, so plain medians
+// misplace it against the others by 25 units. After the round polish
+// the medians differ exactly as the levels do.
+func TestRoundMediansTakeOutHostStep(t *testing.T) {
+	levels := []float64{1000, 1010, 990, 1005}
+	cells := make([]map[int]float64, len(levels))
+	for b, lv := range levels {
+		cells[b] = map[int]float64{}
+		for j := range 10 {
+			if b == 2 && j >= 8 {
+				continue
+			}
+			x := lv
+			if j >= 4 {
+				x -= 50
+			}
+			cells[b][j] = x
+		}
+	}
+	got := roundMedians(cells)
+	for b, lv := range levels {
+		if d, want := got[b]-got[0], lv-levels[0]; math.Abs(d-want) > 1e-9 {
+			t.Errorf("build %d: %.2f from build 0, want %.0f", b, d, want)
+		}
+	}
+	if d := median(mapValues(cells[2])) - median(mapValues(cells[0])); math.Abs(d-(levels[2]-levels[0])) < 20 {
+		t.Errorf("plain medians: build 2 %.1f from build 0; the case no longer shows what the polish is for", d)
+	}
+}
+
+// TestLevelTestRefusesOffsetPair: no commit changes anything; every build
+// runs at its own offset (sd half a run sd, code layout), good's build is
+// 0.6 run sds fast and bad's 0.6 slow (so the ends differ by 1.2 sds and
+// the bisect runs), and one pair in the middle steps by 2.5 sds (the
+// parent 1.25 sd fast, the culprit 1.25 slow), as a pair the search
+// picks for its offsets does. The builds beside the pair are on one
+// level: the pair must not be named. (The engine before the level test
+// named it in 2 of these 24.) With a real step of 2 sds there instead,
+// the result is logged.
+func TestLevelTestRefusesOffsetPair(t *testing.T) {
+	const n, cv = 64, 0.003
+	sd := cv * baseTPS
+	for seed := uint64(1); seed <= 24; seed++ {
+		for _, real := range []bool{false, true} {
+			s := linearScenario(seed, n, cv, nil)
+			rng := rand.New(rand.NewPCG(seed, 98))
+			for i := 1; i < n; i++ {
+				s.m.level[s.main[i]] += 0.5 * sd * rng.NormFloat64()
+			}
+			s.m.level[s.main[31]] = baseTPS + 1.25*sd
+			s.m.level[s.main[32]] = baseTPS - 1.25*sd
+			if real {
+				for i := 32; i <= n; i++ {
+					s.m.level[s.main[i]] -= 2 * sd
+				}
+				s.m.level[s.main[32]] = baseTPS - 2.5*sd
+			} else {
+				s.m.level[s.main[0]] = baseTPS + 0.6*sd
+				s.m.level[s.main[n]] = baseTPS - 0.6*sd
+			}
+			res, err := s.engine(DefaultConfig).Run(context.Background(), s.main[0], s.main[n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			names := culpritNames(res, true)
+			if !real && slices.Contains(names, "m32") {
+				t.Errorf("seed %d: the offset pair m31..m32 named (culprits %v, warnings %q)", seed, names, res.Warnings)
+			}
+			if real && !slices.Equal(names, []string{"m32"}) {
+				t.Logf("seed %d: real step at m32: culprits %v (status %s)", seed, names, res.Status)
+			}
 		}
 	}
 }

@@ -119,8 +119,8 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			if err != nil {
 				return nil, err
 			}
-			if !c.Gradual && r.needsControls(s, c) {
-				ok, err := r.controlled(ctx, s, lo, hi, &c)
+			if !c.Gradual && r.needsControls(s, lo, hi, c) {
+				ok, err := r.levelled(ctx, s, lo, hi, &c)
 				if err != nil {
 					return nil, err
 				}

@@ -1,0 +1,300 @@
+package bisect
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/perfbisect/perfbisect/internal/stats"
+)
+
+// levelReach is the number of builds on each side of a culprit pair whose
+// levels the level test compares.
+const levelReach = 3
+
+// levelAlphas are the one-sided levels of the level test's two looks.
+var levelAlphas = [2]float64{0.005, 0.05}
+
+// levelSizes returns the runs per build at the level test's two looks:
+// a quarter and half of VerifyRuns, at least leastVerifyRuns.
+func levelSizes(c Config) [2]int {
+	least := c.leastVerifyRuns()
+	return [2]int{max(least, c.VerifyRuns/4), max(least+2, c.VerifyRuns/2)}
+}
+
+// levelled checks a verified culprit pair (lo, hi] of s that
+// needsControls: two single builds always differ a little (code layout),
+// and a pair chosen by the search because it steps is the pair whose
+// offsets differ most, so re-measuring the pair proves nothing. Instead
+// the builds beside it, which the search did not choose, carry the
+// evidence: up to levelReach builds before the parent and after the
+// culprit are measured with the pair, in rounds (one run of each build a
+// round, so a change of the host's speed hits all alike and is taken out
+// round by round). The mean level after the pair must exceed the mean
+// level before it, in the direction of the culprit's change, by more than
+// the spread between builds of one side and run noise allow (a one-sided
+// random-effects t test, two looks), else the culprit is not named (ok
+// false). When the levels differ but the pair's own step leaves a clear
+// part of that difference beside it, the change is spread over the
+// commits around the pair: the window is recorded as gradual and the
+// culprit marked part of it.
+func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bool, error) {
+	// Past the ends of a half or a remaining range when a side is short
+	// in it: a change spread over the commits around the pair continues
+	// there.
+	ext, off, err := r.widen(ctx, s, levelReach)
+	if err != nil {
+		return false, err
+	}
+	left, right := levelBuilds(ext.commits, lo+off, hi+off, func(c Commit) bool { _, bad := r.l.failed[c.Hash]; return !bad })
+	pair := []Commit{cu.Parent, cu.Commit}
+	down := cu.Effect.Delta < 0
+	rounds := map[int]int{} // run number -> round
+	start := r.l.runs
+	var st levelStats
+	for look, n := range levelSizes(r.cfg) {
+		if left, right, err = r.inRounds(ctx, [][]Commit{left, pair, right}, start, n, rounds); err != nil {
+			return false, err
+		}
+		if len(left) == 0 || len(right) == 0 || len(r.l.since(cu.Parent, start)) == 0 || len(r.l.since(cu.Commit, start)) == 0 {
+			return false, nil
+		}
+		st = r.levelStep(left, pair, right, start, rounds, down)
+		levels := st.d > st.seD*st.crit(levelAlphas[look])
+		if levels && st.rest < levelRestZ[look]*st.seRest {
+			return true, nil
+		}
+	}
+	scale := 100 / math.Abs(cu.Effect.OldMedian)
+	if st.d > st.seD*st.crit(levelAlphas[len(levelAlphas)-1]) {
+		// The levels differ, and the rest of the change lies beside the pair.
+		r.warnf("%s: the builds around it differ by %+.2f %% (+- %.2f) and the step of the pair carries %+.2f %% of it: the change is spread over the commits around it",
+			cu.Commit.Short, along(st.d, down)*scale, st.seD*scale, along(st.d-st.rest, down)*scale)
+		cu.Gradual = true
+		r.addGradual(ext, max(0, lo+off-gradualWindow), min(len(ext.commits)-1, hi+off+gradualWindow))
+		return true, nil
+	}
+	r.res.BuildVariance.Limited = true
+	r.warnf("%s: the %d builds after it are not clearly %s than the %d before it (%+.2f %% +- %.2f, measured in rounds): its step (%+.2f %%) is a difference between builds, limited by build-to-build variance, not run noise; not named",
+		cu.Commit.Short, len(right), r.cfg.Metric.Words(cu.Effect.Delta), len(left), along(st.d, down)*scale, st.seD*scale, 100*cu.Effect.Delta)
+	return false, nil
+}
+
+// levelRestZ is, at each look of the level test, the standard score
+// below which the part of the level change beside the pair counts as
+// none (a single step).
+var levelRestZ = [2]float64{1, 1.28}
+
+// levelStats are the level test's figures, in the direction of the
+// culprit's change: the level change d across the pair with its standard
+// error, the part of it beside the pair (d less the pair's own step)
+// with its standard error, and the degrees of freedom of both (infinite
+// when run noise, which is known, dominates them).
+type levelStats struct {
+	d, seD, rest, seRest, df float64
+	// own: a side is the pair's own build (the pair is at the end of
+	// its branch); its offset is what the search found, so the test is
+	// taken at a fifth of alpha.
+	own bool
+}
+
+// crit returns the one-sided critical value at alpha for st's df.
+func (st levelStats) crit(alpha float64) float64 {
+	if st.own {
+		alpha /= 5
+	}
+	if math.IsInf(st.df, 1) {
+		return stats.ZQuantile(1 - alpha)
+	}
+	return tQuantile(1-alpha, max(st.df, 1))
+}
+
+// levelBuilds returns up to levelReach usable builds of cs before lo
+// (nearest first) and after hi; a side with none gets the pair's own
+// build on it (cs[lo] or cs[hi]).
+func levelBuilds(cs []Commit, lo, hi int, usable func(Commit) bool) (left, right []Commit) {
+	for i := lo - 1; i >= 0 && len(left) < levelReach; i-- {
+		if usable(cs[i]) {
+			left = append(left, cs[i])
+		}
+	}
+	for i := hi + 1; i < len(cs) && len(right) < levelReach; i++ {
+		if usable(cs[i]) {
+			right = append(right, cs[i])
+		}
+	}
+	// A side with none: the pair's own build stands for it, and the
+	// other side gets twice the builds, for the spread between builds.
+	if len(left) == 0 {
+		left = []Commit{cs[lo]}
+		for i := hi + 1 + len(right); i < len(cs) && len(right) < 2*levelReach; i++ {
+			if usable(cs[i]) {
+				right = append(right, cs[i])
+			}
+		}
+	}
+	if len(right) == 0 {
+		right = []Commit{cs[hi]}
+		for i := lo - 1 - len(left); i >= 0 && len(left) < 2*levelReach; i-- {
+			if usable(cs[i]) {
+				left = append(left, cs[i])
+			}
+		}
+	}
+	return left, right
+}
+
+// inRounds tops every build of groups (left, the pair, right) up to n
+// valid runs taken since start, one run of each build a round, noting
+// each run's round, and returns left and right without the builds that
+// failed.
+func (r *run) inRounds(ctx context.Context, groups [][]Commit, start, n int, rounds map[int]int) ([]Commit, []Commit, error) {
+	drop := func(c Commit) bool { _, bad := r.l.failed[c.Hash]; return bad }
+	left, right := groups[0], groups[len(groups)-1]
+	first := 0 // rounds go on from the last look's
+	for _, j := range rounds {
+		first = max(first, j+1)
+	}
+	for round := first; round <= first+4*n+20; round++ {
+		short := false
+		for _, side := range groups {
+			for _, c := range side {
+				if len(r.l.since(c, start)) >= n || drop(c) {
+					continue
+				}
+				short = true
+				if err := r.oneFresh(ctx, c, round, rounds); err != nil {
+					return left, right, err
+				}
+			}
+		}
+		if !short {
+			break
+		}
+	}
+	return slices.DeleteFunc(left, drop), slices.DeleteFunc(right, drop), nil
+}
+
+// oneFresh takes runs of c until one valid fresh run is added (a few
+// tries: reused runs and outliers do not count), noting their round.
+func (r *run) oneFresh(ctx context.Context, c Commit, round int, rounds map[int]int) error {
+	for tries := 0; tries < 4; tries++ {
+		seq := r.l.runs
+		ok, err := r.l.fetch(ctx, "verify", c, 1)
+		if err != nil || !ok {
+			return err
+		}
+		for k := seq; k < r.l.runs; k++ {
+			rounds[k] = round
+		}
+		if len(r.l.since(c, seq)) > 0 {
+			return nil
+		}
+	}
+	return nil
+}
+
+// levelStep returns the level test's figures for left, the pair and
+// right: each build's median of its runs since start (after each round's
+// common shift is taken out), the between-build variance from the spread
+// within left and within right (the pair's builds, chosen by the search,
+// are left out of it), and run noise.
+func (r *run) levelStep(left, pair, right []Commit, start int, rounds map[int]int, down bool) levelStats {
+	all := slices.Concat(left, pair, right)
+	cells := make([]map[int]float64, len(all)) // build -> round -> value
+	for b, c := range all {
+		cells[b] = map[int]float64{}
+		xs, ts := r.l.valid(c)
+		for i, t := range ts {
+			if j, ok := rounds[t]; ok && t >= start {
+				cells[b][j] = xs[i]
+			}
+		}
+	}
+	meds := roundMedians(cells)
+	se2 := make([]float64, len(all))
+	for b := range all {
+		se2[b] = r.medianSE2(meds[b], len(cells[b]), 1e9) // one median's
+	}
+	nl, nr := len(left), len(right)
+	ml, mr := stats.Mean(meds[:nl]), stats.Mean(meds[nl+2:])
+	var ss, noise, noiseL, noiseR float64
+	for b := range meds {
+		switch {
+		case b < nl:
+			ss += (meds[b] - ml) * (meds[b] - ml)
+			noiseL += se2[b] / float64(nl*nl)
+		case b >= nl+2:
+			ss += (meds[b] - mr) * (meds[b] - mr)
+			noiseR += se2[b] / float64(nr*nr)
+		default:
+			continue
+		}
+		noise += se2[b]
+	}
+	noise /= float64(nl + nr)
+	dfw := float64(nl + nr - 2)
+	tau2 := controlTau2(r.controls) // too few builds for a spread: the bisect's controls
+	if dfw > 0 {
+		tau2 = max(0, ss/dfw-noise)
+	}
+	w := 1/float64(nl) + 1/float64(nr)
+	st := levelStats{d: along(mr-ml, down), df: math.Inf(1)}
+	st.rest = st.d - along(meds[nl+1]-meds[nl], down)
+	vd := tau2*w + noiseL + noiseR
+	vr := tau2*(w+2) + noiseL + noiseR + se2[nl] + se2[nl+1]
+	if tau2 > 0 && dfw > 0 {
+		st.df = vd * vd / (tau2 * w * tau2 * w / dfw)
+	}
+	if own := left[0].Hash == pair[0].Hash || right[0].Hash == pair[1].Hash; own && dfw > 0 {
+		// One side is the pair's own build, chosen by the search: no
+		// estimate of the between-build variance may be waved through as
+		// zero; the spread of the other side, with its degrees of freedom.
+		s2 := max(ss/dfw, noise)
+		vd, vr = s2*w, s2*(w+2)
+		st.df, st.own = dfw, true
+	}
+	st.seD, st.seRest = math.Sqrt(vd), math.Sqrt(vr)
+	return st
+}
+
+// roundMedians returns each build's median after a median polish of the
+// rounds: each round's common shift (the median over builds of their
+// runs' deviations from their medians) is taken out of its runs.
+func roundMedians(cells []map[int]float64) []float64 {
+	meds := make([]float64, len(cells))
+	for b, cs := range cells {
+		meds[b] = median(mapValues(cs))
+	}
+	shift := map[int][]float64{}
+	for b, cs := range cells {
+		for j, x := range cs {
+			shift[j] = append(shift[j], x-meds[b])
+		}
+	}
+	for b, cs := range cells {
+		var ys []float64
+		for j, x := range cs {
+			h := 0.0
+			if len(shift[j]) > 1 {
+				h = median(shift[j])
+			}
+			ys = append(ys, x-h)
+		}
+		meds[b] = median(ys)
+	}
+	return meds
+}
+
+func mapValues(m map[int]float64) []float64 {
+	keys := make([]int, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]float64, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}
