@@ -24,7 +24,8 @@ const (
 	// pinned as pinAll; every other commit gets, at its first job, a block
 	// of the plan's PerCommit hosts (the next ones after the last block,
 	// round the sorted hosts), and its sample i goes to host i mod
-	// PerCommit of its block. The commits of one round then get disjoint
+	// PerCommit of its block; a commit's first look enqueues one sample
+	// a host of its block. The commits of one round then get disjoint
 	// hosts, as fleet.Plan assumes, and each host builds only its
 	// commits; the engine's host blocking identifies every host's factor
 	// from the endpoints, which every host measured.
