@@ -42,7 +42,9 @@ func (r *run) groupGradual() {
 	}
 	for i := range r.res.Rejected {
 		c := &r.res.Rejected[i]
-		if c.Effect.P < gradualAlpha && r.cfg.Metric.Worse(c.Effect.Delta) == r.res.Regression {
+		// A candidate rejected as a step between builds (the neighbour
+		// check or the level test) is layout, not part of a change.
+		if c.Effect.P < gradualAlpha && !c.Effect.BuildLimited && r.cfg.Metric.Worse(c.Effect.Delta) == r.res.Regression {
 			cs = append(cs, cand{c, false})
 		}
 	}

@@ -246,13 +246,16 @@ func (r *run) levelStep(left, pair, right []Commit, start int, rounds map[int]in
 	if tau2 > 0 && dfw > 0 {
 		st.df = vd * vd / (tau2 * w * tau2 * w / dfw)
 	}
-	if own := left[0].Hash == pair[0].Hash || right[0].Hash == pair[1].Hash; own && dfw > 0 {
-		// One side is the pair's own build, chosen by the search: no
-		// estimate of the between-build variance may be waved through as
-		// zero; the spread of the other side, with its degrees of freedom.
+	st.own = left[0].Hash == pair[0].Hash || right[0].Hash == pair[1].Hash
+	if st.own && dfw > 0 {
+		// One side is the pair's own build, chosen by the search: an
+		// estimate of the between-build variance that happens to be
+		// zero (a spread of a few builds below run noise) must not turn
+		// the test into one on run noise alone; the classical test on
+		// the builds' medians, with the spread's degrees of freedom.
 		s2 := max(ss/dfw, noise)
 		vd, vr = s2*w, s2*(w+2)
-		st.df, st.own = dfw, true
+		st.df = dfw
 	}
 	st.seD, st.seRest = math.Sqrt(vd), math.Sqrt(vr)
 	return st

@@ -104,6 +104,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 				return nil, err
 			}
 			if moved {
+				c.Effect.BuildLimited = true // a step between builds
 				r.res.Rejected = append(r.res.Rejected, c)
 				if moves++; moves > maxMoves {
 					r.res.BuildVariance.Limited = true
