@@ -132,7 +132,13 @@ func writeComparison(w io.Writer, c *pipeline.Comparison) error {
 	if c.Test == "means-floored" {
 		test = fmt.Sprintf(" (means, noise floor %.2g %%)", 100*c.Metric.NoiseFloor)
 	}
-	_, err := fmt.Fprintf(w, "change %+.2f %% [%+.2f %%, %+.2f %%], p = %.2g%s\nverdict: %s\nruns: %d measured now, %d from the store\n",
-		100*c.Delta, 100*c.CILow, 100*c.CIHigh, c.P, test, words[c.Verdict], c.Taken, c.Reused)
-	return err
+	if _, err := fmt.Fprintf(w, "change %+.2f %% [%+.2f %%, %+.2f %%], p = %.2g%s\nverdict: %s\nruns: %d measured now, %d from the store\n",
+		100*c.Delta, 100*c.CILow, 100*c.CIHigh, c.P, test, words[c.Verdict], c.Taken, c.Reused); err != nil {
+		return err
+	}
+	if c.HostFactors != nil {
+		_, err := fmt.Fprintf(w, "hosts: %s (medians and the test use each value divided by its host's speed)\n", c.HostFactors)
+		return err
+	}
+	return nil
 }

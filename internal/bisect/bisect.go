@@ -162,6 +162,24 @@ type SampleMeasurer interface {
 	MeasureSamples(ctx context.Context, c Commit, first, n int) ([]Sample, error)
 }
 
+// MeasureSamples asks m for samples first..first+n-1 of c with their
+// provenance: MeasureSamples of a SampleMeasurer, else Measure's values
+// as fresh samples of no named host.
+func MeasureSamples(ctx context.Context, m Measurer, c Commit, first, n int) ([]Sample, error) {
+	if sm, ok := m.(SampleMeasurer); ok {
+		return sm.MeasureSamples(ctx, c, first, n)
+	}
+	xs, err := m.Measure(ctx, c, first, n)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Sample, len(xs))
+	for i, x := range xs {
+		out[i] = Sample{Value: x}
+	}
+	return out, nil
+}
+
 // MeasureValues is Measure for a SampleMeasurer: the values of its
 // MeasureSamples.
 func MeasureValues(ctx context.Context, m SampleMeasurer, c Commit, first, n int) ([]float64, error) {

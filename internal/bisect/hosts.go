@@ -2,6 +2,8 @@ package bisect
 
 import (
 	"cmp"
+	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -41,6 +43,19 @@ import (
 // samples of one commit alone) cannot be told from that commit's level
 // and keeps factor 1. The tests compare commits by relative changes; the
 // normalisation keeps values near the samples' own scale.
+
+// HostFactors are benchmark hosts' speeds relative to the median host: a
+// value divided by its host's factor has the host's speed removed.
+type HostFactors map[string]float64
+
+// String lists the factors by host name: "bench1 ×1.031, bench2 ×1.000".
+func (f HostFactors) String() string {
+	parts := make([]string, 0, len(f))
+	for _, h := range slices.Sorted(maps.Keys(f)) {
+		parts = append(parts, fmt.Sprintf("%s ×%.3f", h, f[h]))
+	}
+	return strings.Join(parts, ", ")
+}
 
 // hostPolish is the number of median polish sweeps: median polish
 // settles within a few; ten bounds the work (each sweep is linear in the
@@ -191,30 +206,64 @@ func (l *ledger) hostFactors() map[string]float64 {
 	}
 	l.hosts.ok, l.hosts.samples, l.hosts.flags, l.hosts.factors = true, l.total, len(l.outliers), nil
 	var cells []hostCell
-	seen := map[string]bool{}
 	for i, c := range l.order {
 		s := l.series[c.Hash]
-		byHost := map[string][]float64{}
-		var hs []string
-		for k, x := range s.values {
-			if s.reused[k] || s.outlier[k] || x <= 0 {
-				continue
-			}
-			h := s.host[k]
-			if byHost[h] == nil {
-				hs = append(hs, h)
-			}
-			byHost[h] = append(byHost[h], math.Log(x))
-			seen[h] = true
-		}
-		for _, h := range hs {
-			cells = append(cells, hostCell{commit: i, host: h, logMed: stats.Median(byHost[h]), n: len(byHost[h])})
-		}
+		cells = append(cells, hostCells(i, s.values, s.host, func(k int) bool { return !s.reused[k] && !s.outlier[k] })...)
 	}
-	if len(seen) > 1 {
-		l.hosts.factors = estimateHostFactors(cells)
-	}
+	l.hosts.factors = estimateHostFactors(cells)
 	return l.hosts.factors
+}
+
+// hostCells returns the cells of commit i: the median log value of each
+// host's samples among xs (hosts[k] took xs[k]), leaving out those use
+// rejects and values that are not positive.
+func hostCells(i int, xs []float64, hosts []string, use func(k int) bool) []hostCell {
+	byHost := map[string][]float64{}
+	var hs []string
+	for k, x := range xs {
+		if !use(k) || x <= 0 {
+			continue
+		}
+		h := hosts[k]
+		if byHost[h] == nil {
+			hs = append(hs, h)
+		}
+		byHost[h] = append(byHost[h], math.Log(x))
+	}
+	cells := make([]hostCell, 0, len(hs))
+	for _, h := range hs {
+		cells = append(cells, hostCell{commit: i, host: h, logMed: stats.Median(byHost[h]), n: len(byHost[h])})
+	}
+	return cells
+}
+
+// BlockByHost removes each host's speed from the samples of several
+// commits, as a bisect's ledger does (the median polish above): it
+// returns every commit's values divided by their host's factor, and the
+// factors. With fewer than two hosts among the fresh samples the values
+// are the samples' own and the factors nil. Reused samples are divided
+// too but do not shape the factors.
+func BlockByHost(commits [][]Sample) ([][]float64, HostFactors) {
+	var cells []hostCell
+	for i, ss := range commits {
+		xs, hosts := make([]float64, len(ss)), make([]string, len(ss))
+		for k, s := range ss {
+			xs[k], hosts[k] = s.Value, s.Host
+		}
+		cells = append(cells, hostCells(i, xs, hosts, func(k int) bool { return !ss[k].Reused })...)
+	}
+	factors := estimateHostFactors(cells)
+	out := make([][]float64, len(commits))
+	for i, ss := range commits {
+		out[i] = make([]float64, len(ss))
+		for k, s := range ss {
+			out[i][k] = s.Value
+			if f, ok := factors[s.Host]; ok && f > 0 {
+				out[i][k] = s.Value / f
+			}
+		}
+	}
+	return out, factors
 }
 
 // value returns sample i of s with its host's speed removed (hosts: the

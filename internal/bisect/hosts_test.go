@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -283,4 +284,24 @@ func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 		t.Errorf("one host: host factors %v", want.HostFactors)
 	}
 	t.Logf("runs: one host %d, three hosts %d; change %+.3f %% / %+.3f %%", want.TotalRuns, res.TotalRuns, 100*want.Culprits[0].Effect.Delta, 100*res.Culprits[0].Effect.Delta)
+}
+
+// BlockByHost, for callers outside the engine (compare --fleet), gives
+// the ledger's values and factors, and leaves one host's samples alone.
+func TestBlockByHostMatchesTheLedger(t *testing.T) {
+	a, b := Commit{Hash: "a", Short: "a"}, Commit{Hash: "b", Short: "b"}
+	rng := rand.New(rand.NewPCG(7, 16))
+	m := hostScript{"a": draw(rng, 1000, 0.003, 20, mostlyOn("h1")), "b": draw(rng, 990, 0.003, 20, mostlyOn("h2"))}
+	l := fetchAll(t, m, a, b)
+	got, factors := BlockByHost([][]Sample{m["a"], m["b"]})
+	if !maps.Equal(factors, l.hostFactors()) || len(factors) != 3 {
+		t.Errorf("factors %v, the ledger's %v", factors, l.hostFactors())
+	}
+	if !slices.Equal(got[0], l.xs(a)) || !slices.Equal(got[1], l.xs(b)) {
+		t.Errorf("blocked values differ from the ledger's:\n%v\n%v", got, [][]float64{l.xs(a), l.xs(b)})
+	}
+	one := []Sample{{Value: 3, Host: "h1"}, {Value: 5, Host: "h1"}}
+	if got, factors := BlockByHost([][]Sample{one, one}); factors != nil || !slices.Equal(got[1], []float64{3, 5}) {
+		t.Errorf("one host: %v, %v; want the samples, no factors", got, factors)
+	}
 }

@@ -144,18 +144,7 @@ func (l *ledger) measured(c Commit) bool {
 
 // measure asks the Measurer for samples first..first+n-1 of c.
 func (l *ledger) measure(ctx context.Context, c Commit, first, n int) ([]Sample, error) {
-	if sm, ok := l.m.(SampleMeasurer); ok {
-		return sm.MeasureSamples(ctx, c, first, n)
-	}
-	xs, err := l.m.Measure(ctx, c, first, n)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Sample, len(xs))
-	for i, x := range xs {
-		out[i] = Sample{Value: x}
-	}
-	return out, nil
+	return MeasureSamples(ctx, l.m, c, first, n)
 }
 
 // fetch asks for n more samples of c, from the journal first. A skip

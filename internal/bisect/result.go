@@ -72,7 +72,7 @@ type Result struct {
 	// HostFactors are the benchmark hosts' speeds when the samples came
 	// from several (a fleet): a sample taken on host h entered the tests
 	// as value / HostFactors[h] (hosts.go). Nil for one host.
-	HostFactors map[string]float64 `json:"host_factors,omitempty"`
+	HostFactors HostFactors `json:"host_factors,omitempty"`
 	// Gradual are ranges where the change is spread over several
 	// commits: no single commit is "the" culprit.
 	Gradual []Gradual `json:"gradual,omitempty"`

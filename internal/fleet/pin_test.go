@@ -61,34 +61,8 @@ func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 
 	want := bisectDryRun(t, ctx, filepath.Join(t.TempDir(), "local.db"), spec, nil)
 
-	var wg sync.WaitGroup
-	wctx, stop := context.WithCancel(ctx)
-	for host, speed := range plantedSpeeds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			err := fleet.RunWorker(wctx, fleet.WorkerConfig{DSN: dsn, Host: host, Beat: 500 * time.Millisecond,
-				RescueAfter: 3 * time.Second, Speed: speed})
-			if err != nil && !errors.Is(err, context.Canceled) {
-				t.Errorf("worker %s: %v", host, err)
-			}
-		}()
-	}
-	defer func() { stop(); wg.Wait() }()
-	pool, err := fleet.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	waitFor(t, "three workers", time.Minute, nil, func() bool {
-		ws, err := fleet.Workers(ctx, pool, time.Minute)
-		return err == nil && len(ws) == 3
-	})
 	var log bytes.Buffer
-	ctrl, err := fleet.NewController(pool, "", &log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctrl, pool := startPlantedFleet(t, ctx, dsn, &log)
 	got := bisectDryRun(t, ctx, dsn, spec, func(*pipeline.Measurer) (bisect.Measurer, error) { return ctrl.Measurer(spec) })
 	if t.Failed() {
 		t.Logf("controller:\n%s", log.String())
@@ -167,4 +141,39 @@ func checkPinned(t *testing.T, ctx context.Context, pool *pgxpool.Pool, hosts []
 		t.Errorf("%d samples by host %v: want every one of %v", n, by, hosts)
 	}
 	t.Logf("%d samples by host %v", n, by)
+}
+
+// startPlantedFleet starts one in-process worker per host of
+// plantedSpeeds on dsn, waits for all three, and returns a controller
+// logging to log and its pool; the workers stop at the end of the test.
+func startPlantedFleet(t *testing.T, ctx context.Context, dsn string, log io.Writer) (*fleet.Controller, *pgxpool.Pool) {
+	t.Helper()
+	var wg sync.WaitGroup
+	wctx, stop := context.WithCancel(ctx)
+	for host, speed := range plantedSpeeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := fleet.RunWorker(wctx, fleet.WorkerConfig{DSN: dsn, Host: host, Beat: 500 * time.Millisecond,
+				RescueAfter: 3 * time.Second, Speed: speed})
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("worker %s: %v", host, err)
+			}
+		}()
+	}
+	t.Cleanup(func() { stop(); wg.Wait() })
+	pool, err := fleet.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	waitFor(t, "three workers", time.Minute, nil, func() bool {
+		ws, err := fleet.Workers(ctx, pool, time.Minute)
+		return err == nil && len(ws) == 3
+	})
+	ctrl, err := fleet.NewController(pool, "", log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ctrl, pool
 }

@@ -39,6 +39,10 @@ type Comparison struct {
 	// Taken and Reused count samples measured now and read from the store.
 	Taken  int `json:"taken"`
 	Reused int `json:"reused"`
+	// HostFactors are the hosts' speeds when the samples came from several
+	// (compare --fleet): medians, the change and the test use each value
+	// divided by its host's factor (bisect.BlockByHost). Nil for one host.
+	HostFactors bisect.HostFactors `json:"host_factors,omitempty"`
 }
 
 // Compared is one side of a Comparison.
@@ -108,15 +112,15 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOpti
 			p.Prefetch(ctx, []bisect.Request{{Commit: ca, N: runs}, {Commit: cb, N: runs}})
 		}
 	}
-	sa, sb := make([]float64, 0, runs), make([]float64, 0, runs)
+	sa, sb := make([]bisect.Sample, 0, runs), make([]bisect.Sample, 0, runs)
 	for i := 0; i < runs; i++ {
 		for _, side := range []struct {
 			t   *Target
 			m   bisect.Measurer
 			c   bisect.Commit
-			dst *[]float64
+			dst *[]bisect.Sample
 		}{{ta, ma, ca, &sa}, {tb, mbb, cb, &sb}} {
-			x, err := side.m.Measure(ctx, side.c, i, 1)
+			x, err := bisect.MeasureSamples(ctx, side.m, side.c, i, 1)
 			if err != nil {
 				return nil, fmt.Errorf("measuring %s: %w", side.c.Short, err)
 			}
@@ -131,9 +135,13 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOpti
 		}
 		t.io.Printf("compare: %d of %d runs each", i+1, runs)
 	}
-	c := compareSamples(sa, sb, cfg)
-	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(sa), Samples: sa}
-	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(sb), Samples: sb}
+	// Samples from several hosts (a fleet) are compared with each host's
+	// speed removed, as a bisect compares them.
+	blocked, factors := bisect.BlockByHost([][]bisect.Sample{sa, sb})
+	c := compareSamples(blocked[0], blocked[1], cfg)
+	c.HostFactors = factors
+	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(blocked[0]), Samples: values(sa)}
+	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(blocked[1]), Samples: values(sb)}
 	c.Taken, c.Reused = m.Taken, m.Reused
 	if mb != m {
 		c.Taken, c.Reused = c.Taken+mb.Taken, c.Reused+mb.Reused
@@ -145,6 +153,15 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOpti
 		c.B.Revision, c.B.Patch = b+" + "+tb.patch.Name, tb.patch
 	}
 	return c, nil
+}
+
+// values returns the samples' values.
+func values(ss []bisect.Sample) []float64 {
+	out := make([]float64, len(ss))
+	for i, s := range ss {
+		out[i] = s.Value
+	}
+	return out
 }
 
 // compareSamples applies the verdict rules to two sets of samples.

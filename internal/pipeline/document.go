@@ -25,7 +25,7 @@ func reportInput(ctx context.Context, o *Outcome, r *repo.Repo, bench report.Ben
 		Benchmark: bench,
 	}
 	for h, n := range o.Hosts {
-		in.Benchmark.Hosts = append(in.Benchmark.Hosts, report.HostRuns{Host: h, Runs: n})
+		in.Benchmark.Hosts = append(in.Benchmark.Hosts, report.HostRuns{Host: h, Runs: n, Speed: o.Result.HostFactors[h]})
 	}
 	slices.SortFunc(in.Benchmark.Hosts, func(a, b report.HostRuns) int { return strings.Compare(a.Host, b.Host) })
 	for _, p := range o.Profiles {

@@ -115,10 +115,12 @@ type Benchmark struct {
 	Hosts []HostRuns `json:"hosts,omitempty"`
 }
 
-// HostRuns counts the runs one fleet host took.
+// HostRuns counts the runs one fleet host took, with the host's speed
+// factor when the bisect removed host speeds (bisect.Result.HostFactors).
 type HostRuns struct {
-	Host string `json:"host"`
-	Runs int    `json:"runs"`
+	Host  string  `json:"host"`
+	Runs  int     `json:"runs"`
+	Speed float64 `json:"speed,omitempty"`
 }
 
 // A Machine is the environment fingerprint in readable form.

@@ -205,4 +205,12 @@ func TestHostsOfAFleetBisect(t *testing.T) {
 			t.Errorf("%s: no hosts line in the benchmark configuration", name)
 		}
 	}
+	in.Benchmark.Hosts = []HostRuns{{Host: "bench-1", Runs: 202, Speed: 1.0312}, {Host: "bench-2", Runs: 223, Speed: 1}}
+	var b bytes.Buffer
+	if err := Markdown(&b, in, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "bench-1 (202 runs, speed ×1.031), bench-2 (223 runs, speed ×1.000), each run divided by its host's speed") {
+		t.Errorf("hosts with speeds: not in the report:\n%s", b.String())
+	}
 }

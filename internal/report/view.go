@@ -208,8 +208,17 @@ func configFields(b Benchmark, c bisect.Config) []Field {
 	add("kernel", b.Machine.Kernel)
 	add("environment", b.Environment)
 	var hosts []string
+	blocked := false
 	for _, h := range b.Hosts {
+		if h.Speed > 0 {
+			blocked = true
+			hosts = append(hosts, fmt.Sprintf("%s (%d runs, speed ×%.3f)", h.Host, h.Runs, h.Speed))
+			continue
+		}
 		hosts = append(hosts, fmt.Sprintf("%s (%d runs)", h.Host, h.Runs))
+	}
+	if blocked {
+		hosts = append(hosts, "each run divided by its host's speed before any test")
 	}
 	add("hosts", strings.Join(hosts, ", "))
 	add("config_hash", b.ConfigHash)

@@ -1,0 +1,75 @@
+package fleet_test
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/pipeline"
+	"github.com/perfbisect/perfbisect/internal/store"
+	"github.com/perfbisect/perfbisect/internal/ui"
+)
+
+// TestPinnedHostsCompareAsOneHost: compare --fleet on three hosts of
+// planted speeds (+8 %, 0, -6 %, twenty times the scenario's step) gets
+// the verdict and, within the run noise, the change one host gets, and
+// reports the planted speeds: the samples are blocked by host as a
+// bisect's are. Pooled instead, the hosts' spread would swamp the 0.6 %
+// step.
+func TestPinnedHostsCompareAsOneHost(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a fleet compare with three in-process workers")
+	}
+	dsn := testPG(t)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	spec := pipeline.Spec{DryRun: true, Scenario: "mdev-12.0-point-select", Seed: 1}
+	const runs = 9 // three a host
+	want := compareDryRun(t, ctx, filepath.Join(t.TempDir(), "local.db"), spec, runs, nil)
+
+	var log bytes.Buffer
+	ctrl, _ := startPlantedFleet(t, ctx, dsn, &log)
+	got := compareDryRun(t, ctx, dsn, spec, runs, func(*pipeline.Measurer) (bisect.Measurer, error) { return ctrl.Measurer(spec) })
+	if t.Failed() {
+		t.Logf("controller:\n%s", log.String())
+	}
+	if want.Verdict != "worse" || got.Verdict != want.Verdict || math.Abs(got.Delta-want.Delta) > 0.003 {
+		t.Errorf("three hosts: %s, %+.2f %%; one host: %s, %+.2f %% (want worse on both, within 0.3 points)",
+			got.Verdict, 100*got.Delta, want.Verdict, 100*want.Delta)
+	}
+	for h, speed := range plantedSpeeds {
+		if r := got.HostFactors[h] / got.HostFactors["h2"]; math.Abs(r/speed-1) > 0.006 {
+			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, got.HostFactors)
+		}
+	}
+	if want.HostFactors != nil {
+		t.Errorf("one host has host factors %v", want.HostFactors)
+	}
+}
+
+// compareDryRun compares 11.8.6 with 12.0.1 in the dry-run model on the
+// store dsn, through remote when it is set.
+func compareDryRun(t *testing.T, ctx context.Context, dsn string, spec pipeline.Spec, runs int,
+	remote func(*pipeline.Measurer) (bisect.Measurer, error)) *pipeline.Comparison {
+	t.Helper()
+	st, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tg, err := pipeline.Open(ctx, st, spec, ui.New(io.Discard, io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	c, err := pipeline.ComparePair(ctx, tg, tg, "11.8.6", "12.0.1",
+		pipeline.CompareOptions{Runs: runs, Fresh: true, Config: pipeline.ConfigFor(spec), Remote: remote})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
