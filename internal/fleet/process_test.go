@@ -35,8 +35,14 @@ func TestFleetBisectThreeWorkers(t *testing.T) {
 		workers[host] = start(t, bin, cache, "worker "+host, "worker", "--db", dsn, "--host", host,
 			"--heartbeat", "500ms", "--rescue-after", "3s", "--sample-delay", delay)
 	}
-	ctrl := start(t, bin, cache, "controller 1", append(bisectArgs, "--fleet", "--db", dsn)...)
 	db := connect(t, dsn)
+	// The controller pins samples to the hosts it sees at the start: all three.
+	waitFor(t, "three workers", time.Minute, []*proc{workers["h1"], workers["h2"], workers["h3"]}, func() bool {
+		var n int
+		err := db.QueryRow(ctx, `SELECT count(DISTINCT host) FROM fleet_workers WHERE NOT stopped`).Scan(&n)
+		return err == nil && n == 3
+	})
+	ctrl := start(t, bin, cache, "controller 1", append(bisectArgs, "--fleet", "--db", dsn)...)
 	all := []*proc{ctrl, workers["h1"], workers["h2"], workers["h3"]}
 
 	killedHost := "h1"
