@@ -39,6 +39,9 @@ type run struct {
 	// measured to check culprits that are not the bisect's first answer.
 	controls    []control
 	controlSeen map[string]bool // pairs (older+newer hash) measured as controls
+	// levels pools the spread between builds of one side over the
+	// bisect's level tests (levels.go).
+	levels levelPool
 }
 
 // Run bisects between good (old, the reference) and bad (new) and returns

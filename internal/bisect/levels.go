@@ -62,9 +62,11 @@ func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bo
 		st = r.levelStep(left, pair, right, start, rounds, down)
 		levels := st.d > st.seD*st.crit(levelAlphas[look])
 		if levels && st.rest < levelRestZ[look]*st.seRest {
+			r.levels = r.levels.with(st.spread)
 			return true, nil
 		}
 	}
+	r.levels = r.levels.with(st.spread)
 	scale := 100 / math.Abs(cu.Effect.OldMedian)
 	if st.d > st.seD*st.crit(levelAlphas[len(levelAlphas)-1]) {
 		// The levels differ, and the rest of the change lies beside the pair.
@@ -80,6 +82,19 @@ func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bo
 	return false, nil
 }
 
+// A levelPool sums, over level tests, the spread of the builds' medians
+// within a side beyond run noise (sum of squares less its expectation
+// under run noise) and its degrees of freedom: the between-build variance
+// of the bisect is excess/df, on more builds than one test has.
+type levelPool struct {
+	excess, df float64
+}
+
+// with returns p with q added.
+func (p levelPool) with(q levelPool) levelPool {
+	return levelPool{p.excess + q.excess, p.df + q.df}
+}
+
 // levelRestZ is, at each look of the level test, the standard score
 // below which the part of the level change beside the pair counts as
 // none (a single step).
@@ -92,6 +107,9 @@ var levelRestZ = [2]float64{1, 1.28}
 // when run noise, which is known, dominates them).
 type levelStats struct {
 	d, seD, rest, seRest, df float64
+	// spread is this test's own spread between builds of one side, for
+	// the bisect's pool.
+	spread levelPool
 	// own: a side is the pair's own build (the pair is at the end of
 	// its branch); its offset is what the search found, so the test is
 	// taken at a fifth of alpha.
@@ -201,16 +219,7 @@ func (r *run) oneFresh(ctx context.Context, c Commit, round int, rounds map[int]
 // are left out of it), and run noise.
 func (r *run) levelStep(left, pair, right []Commit, start int, rounds map[int]int, down bool) levelStats {
 	all := slices.Concat(left, pair, right)
-	cells := make([]map[int]float64, len(all)) // build -> round -> value
-	for b, c := range all {
-		cells[b] = map[int]float64{}
-		xs, ts := r.l.valid(c)
-		for i, t := range ts {
-			if j, ok := rounds[t]; ok && t >= start {
-				cells[b][j] = xs[i]
-			}
-		}
-	}
+	cells := r.roundCells(all, start, rounds)
 	meds := roundMedians(cells)
 	se2 := make([]float64, len(all))
 	for b := range all {
@@ -234,18 +243,21 @@ func (r *run) levelStep(left, pair, right []Commit, start int, rounds map[int]in
 	}
 	noise /= float64(nl + nr)
 	dfw := float64(nl + nr - 2)
+	st0 := levelPool{excess: ss - dfw*noise, df: dfw}
+	pool := r.levels.with(st0)
 	tau2 := controlTau2(r.controls) // too few builds for a spread: the bisect's controls
-	if dfw > 0 {
-		tau2 = max(0, ss/dfw-noise)
+	if pool.df > 0 {
+		tau2 = max(0, pool.excess/pool.df)
 	}
 	w := 1/float64(nl) + 1/float64(nr)
 	st := levelStats{d: along(mr-ml, down), df: math.Inf(1)}
 	st.rest = st.d - along(meds[nl+1]-meds[nl], down)
 	vd := tau2*w + noiseL + noiseR
 	vr := tau2*(w+2) + noiseL + noiseR + se2[nl] + se2[nl+1]
-	if tau2 > 0 && dfw > 0 {
-		st.df = vd * vd / (tau2 * w * tau2 * w / dfw)
+	if tau2 > 0 && pool.df > 0 {
+		st.df = vd * vd / (tau2 * w * tau2 * w / pool.df)
 	}
+	st.spread = st0
 	st.own = left[0].Hash == pair[0].Hash || right[0].Hash == pair[1].Hash
 	if st.own && dfw > 0 {
 		// One side is the pair's own build, chosen by the search: an
@@ -259,6 +271,22 @@ func (r *run) levelStep(left, pair, right []Commit, start int, rounds map[int]in
 	}
 	st.seD, st.seRest = math.Sqrt(vd), math.Sqrt(vr)
 	return st
+}
+
+// roundCells returns, for each build, its valid runs since start by
+// round.
+func (r *run) roundCells(builds []Commit, start int, rounds map[int]int) []map[int]float64 {
+	cells := make([]map[int]float64, len(builds))
+	for b, c := range builds {
+		cells[b] = map[int]float64{}
+		xs, ts := r.l.valid(c)
+		for i, t := range ts {
+			if j, ok := rounds[t]; ok && t >= start {
+				cells[b][j] = xs[i]
+			}
+		}
+	}
+	return cells
 }
 
 // roundMedians returns each build's median after a median polish of the
