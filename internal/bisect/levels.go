@@ -57,6 +57,7 @@ func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bo
 			return false, err
 		}
 		if len(left) == 0 || len(right) == 0 || len(r.l.since(cu.Parent, start)) == 0 || len(r.l.since(cu.Commit, start)) == 0 {
+			r.warnf("%s: the builds of its level test failed (see skipped): its step could not be checked against the steps between builds; not named", cu.Commit.Short)
 			return false, nil
 		}
 		st = r.levelStep(left, pair, right, start, rounds, down)
