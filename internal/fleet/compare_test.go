@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfbisect/perfbisect/internal/bisect"
+	"github.com/perfbisect/perfbisect/internal/fleet"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
 	"github.com/perfbisect/perfbisect/internal/store"
 	"github.com/perfbisect/perfbisect/internal/ui"
@@ -19,7 +20,7 @@ import (
 // the verdict and, within the run noise, the change one host gets, and
 // reports the planted speeds: the samples are blocked by host as a
 // bisect's are. Pooled instead, the hosts' spread would swamp the 0.6 %
-// step.
+// step. The two revisions are ends: sample i of each on host i mod 3.
 func TestPinnedHostsCompareAsOneHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a fleet compare with three in-process workers")
@@ -32,8 +33,13 @@ func TestPinnedHostsCompareAsOneHost(t *testing.T) {
 	want := compareDryRun(t, ctx, filepath.Join(t.TempDir(), "local.db"), spec, runs, nil)
 
 	var log bytes.Buffer
-	ctrl, _ := startPlantedFleet(t, ctx, dsn, &log)
-	got := compareDryRun(t, ctx, dsn, spec, runs, func(*pipeline.Measurer) (bisect.Measurer, error) { return ctrl.Measurer(spec) })
+	ctrl, pool := startPlantedFleet(t, ctx, dsn, &log)
+	var fm *fleet.Measurer
+	got := compareDryRun(t, ctx, dsn, spec, runs, func(*pipeline.Measurer) (bisect.Measurer, error) {
+		m, err := ctrl.Measurer(spec)
+		fm = m
+		return m, err
+	})
 	if t.Failed() {
 		t.Logf("controller:\n%s", log.String())
 	}
@@ -45,6 +51,10 @@ func TestPinnedHostsCompareAsOneHost(t *testing.T) {
 		if r := got.HostFactors[h] / got.HostFactors["h2"]; math.Abs(r/speed-1) > 0.006 {
 			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, got.HostFactors)
 		}
+	}
+	hosts := []string{"h1", "h2", "h3"}
+	if others := checkBlocks(t, ctx, pool, hosts, []string{got.A.Commit.Hash, got.B.Commit.Hash}, fm.Block); len(others) > 0 {
+		t.Errorf("samples of commits other than the two compared: %v", others)
 	}
 	if want.HostFactors != nil {
 		t.Errorf("one host has host factors %v", want.HostFactors)

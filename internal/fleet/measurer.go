@@ -72,7 +72,8 @@ const checkRuns = 20
 // that covers the index, enqueueing one when none does, and the planner's
 // choice (Plan) decides how many jobs run ahead of the engine: the
 // commits of the next verdicts (Prefetch), and the next samples of the
-// commit being measured (PerCommit one-sample jobs).
+// commit being measured (PerCommit jobs, or one a host of the commit's
+// block when samples are pinned: block.go).
 type Measurer struct {
 	c       *Controller
 	specKey string
@@ -81,7 +82,7 @@ type Measurer struct {
 	planned bool
 	said    string         // the last plan line printed
 	ahead   map[int64]bool // jobs enqueued by the last Prefetch, not waited for
-	pin     pinCache       // the live hosts samples are pinned to (pin.go)
+	pin     pinCache       // the live hosts (pin.go) and each commit's block (block.go)
 	// Enqueued and Found count the jobs this Measurer added and the
 	// requests a job enqueued earlier (a prefetch, a killed controller)
 	// answered; Moved the jobs of gone hosts moved to the shared queue.
@@ -126,9 +127,13 @@ func (m *Measurer) sample(ctx context.Context, c bisect.Commit, i int) (bisect.S
 		if !m.planned {
 			m.plan(ctx, 1, checkRuns)
 		}
-		// The sample and the next ones of c (one job each): the commit's
-		// hosts under the plan.
-		ids, err := m.ensure(ctx, c, i, i+max(1, m.choice.PerCommit), 1, 1)
+		// The sample and the next ones of c (one job each): one a host
+		// of its block, or of the plan's hosts.
+		ahead, err := m.lookAhead(ctx, c)
+		if err != nil {
+			return bisect.Sample{}, err
+		}
+		ids, err := m.ensure(ctx, c, i, i+ahead, 1, 1)
 		if err != nil {
 			return bisect.Sample{}, err
 		}

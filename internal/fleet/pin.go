@@ -13,16 +13,17 @@ import (
 )
 
 // Pinning (Pinpoint's rule): hosts of one class still differ in speed by
-// more than the steps a bisect looks for, so sample i of every commit
-// runs on the same host: host i mod H of the class's live hosts, sorted
-// by name. Each worker works its class's shared queue and a queue of its
-// own host (HostQueue); the controller enqueues sample i, one sample a
-// job, to the queue of its host, so every commit gets the same host mix
-// and the engine's host blocking (bisect's hosts.go) compares like with
-// like. When a host is gone (it stopped, was taken out after failing,
-// or has not beaten for Controller.Stale), its jobs that no worker holds
-// move to the shared queue, which every live host works, and later
-// samples are pinned over the hosts left: the bisect never stalls on a
+// more than the steps a bisect looks for, so a commit's samples are
+// pinned to hosts: sample i of commit C runs on host i mod n of C's block
+// (block.go: every live host for the ends, the planner's hosts for the
+// others). Each worker works its class's shared queue and a queue of its
+// own host (HostQueue); the controller enqueues each sample, one sample a
+// job, to the queue of its host, and the engine's host blocking
+// (bisect's hosts.go) removes each host's speed. When a host is gone (it
+// stopped, was taken out after failing, or has not beaten for
+// Controller.Stale), its jobs that no worker holds move to the shared
+// queue, which every live host works, its later samples go there too,
+// and new blocks are made of the hosts left: the bisect never stalls on a
 // dead host. With fewer than two live hosts nothing is pinned.
 
 // HostQueue returns the River queue of host in class queue: queue, the
@@ -58,6 +59,15 @@ type pinCache struct {
 	hosts []string // live hosts of the class, sorted
 	at    time.Time
 	said  string // the last pinning line printed
+	// blocks: each commit's hosts, in order (block.go); ends: the first
+	// ends' block; last: the last host of the last block given out; size:
+	// that block's length; begun: a bisect round was planned (a new
+	// commit is no longer an end).
+	blocks map[string][]string
+	ends   []string
+	last   string
+	size   int
+	begun  bool
 }
 
 // pins returns the class's live hosts, sorted by name (nil when the
@@ -84,22 +94,8 @@ func (m *Measurer) pins(ctx context.Context) []string {
 		return m.pin.hosts
 	}
 	m.pin.hosts, m.pin.at = hosts, time.Now()
-	if say := strings.Join(hosts, ", "); say != m.pin.said && len(hosts) > 1 {
-		fmt.Fprintf(m.c.Log, "fleet: sample i of every commit runs on host i mod %d of %s (one sample a job; a gone host's samples go to the shared queue)\n", len(hosts), say)
-		m.pin.said = say
-	}
+	m.sayPins(hosts)
 	return hosts
-}
-
-// queueFor returns the queue of sample i and the most samples its job
-// may take: the queue of host i mod H and one sample when two or more
-// hosts are live, else the shared queue and g.
-func (m *Measurer) queueFor(ctx context.Context, i, g int) (string, int) {
-	hosts := m.pins(ctx)
-	if len(hosts) < 2 {
-		return m.c.Queue, g
-	}
-	return HostQueue(m.c.Queue, hosts[i%len(hosts)]), 1
 }
 
 // fallback moves job, waiting in the queue of a host that is no longer
@@ -133,16 +129,23 @@ func (m *Measurer) fallback(ctx context.Context, job *rivertype.JobRow) {
 // queueHost names the host whose queue is queue, from every worker ever
 // registered ("" when none).
 func (m *Measurer) queueHost(ctx context.Context, queue string) string {
+	return m.queueHosts(ctx)[queue]
+}
+
+// queueHosts maps the queue of every host ever registered in the class
+// to the host (empty when the workers cannot be listed).
+func (m *Measurer) queueHosts(ctx context.Context) map[string]string {
+	owner := map[string]string{}
 	rows, err := m.c.Pool.Query(ctx, `SELECT DISTINCT host FROM fleet_workers WHERE queue = $1`, m.c.Queue)
 	if err != nil {
-		return ""
+		return owner
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var h string
-		if rows.Scan(&h) == nil && HostQueue(m.c.Queue, h) == queue {
-			return h
+		if rows.Scan(&h) == nil {
+			owner[HostQueue(m.c.Queue, h)] = h
 		}
 	}
-	return ""
+	return owner
 }

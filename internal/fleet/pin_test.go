@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,11 +45,14 @@ var plantedSpeeds = map[string]float64{"h1": 1.08, "h2": 1, "h3": 0.94}
 
 // TestPinnedHostsBisectAsOneHost: three in-process workers whose samples
 // are scaled by planted host speeds bisect the dry-run scenario to the
-// verdict one host gets; sample i of every commit was taken by host
-// i mod 3 (fleet_samples); the result's host factors are the planted
-// speeds. Without the engine's host blocking the hosts' spread is taken
-// for run noise and the verdict differs (checked by hand: see
-// docs/fleet.md).
+// verdict one host gets; sample i of each end (good, bad, merge-base)
+// was taken by host i mod 3, sample i of every other commit by host
+// i mod n of its block of n hosts, blocks of one host given in turn
+// (fleet_samples; the planner's default costs, 20-minute builds, choose
+// 3 commits a round on one host each); the result's host factors are
+// the planted speeds. Without the engine's host blocking the hosts'
+// spread is taken for run noise and the verdict differs (checked by
+// hand: see docs/fleet.md).
 func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a fleet bisect with three in-process workers")
@@ -63,7 +67,12 @@ func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 
 	var log bytes.Buffer
 	ctrl, pool := startPlantedFleet(t, ctx, dsn, &log)
-	got := bisectDryRun(t, ctx, dsn, spec, func(*pipeline.Measurer) (bisect.Measurer, error) { return ctrl.Measurer(spec) })
+	var fm *fleet.Measurer
+	got := bisectDryRun(t, ctx, dsn, spec, func(*pipeline.Measurer) (bisect.Measurer, error) {
+		m, err := ctrl.Measurer(spec)
+		fm = m
+		return m, err
+	})
 	if t.Failed() {
 		t.Logf("controller:\n%s", log.String())
 	}
@@ -77,9 +86,30 @@ func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, f)
 		}
 	}
-	checkPinned(t, ctx, pool, []string{"h1", "h2", "h3"})
-	if !strings.Contains(log.String(), "sample i of every commit runs on host i mod 3 of h1, h2, h3") {
-		t.Errorf("the controller does not say how it pins samples:\n%s", log.String())
+	ends := []string{got.Result.Good.Hash, got.Result.Bad.Hash}
+	if mb := got.Result.MergeBase; mb != nil {
+		ends = append(ends, mb.Hash)
+	}
+	hosts := []string{"h1", "h2", "h3"}
+	blocks := checkBlocks(t, ctx, pool, hosts, ends, fm.Block)
+	var one, wider []string // the one-host blocks' hosts; the wider blocks
+	for _, b := range blocks {
+		if len(b) == 1 {
+			one = append(one, b[0])
+		} else {
+			wider = append(wider, strings.Join(b, "+"))
+		}
+	}
+	if len(one) < 3 || len(one) < len(wider) {
+		t.Errorf("other commits' blocks: %d of one host, %v wider: want most on one host (the plan: 3 commits of 1 host a round)", len(one), wider)
+	}
+	if slices.Sort(one); len(slices.Compact(one)) < len(hosts) {
+		t.Errorf("one-host blocks only on %v: want every host's turn", one)
+	}
+	for _, say := range []string{"ends pinned to host i mod 3 of h1, h2, h3", "other commits on blocks of 1 host(s) (planner)"} {
+		if !strings.Contains(log.String(), say) {
+			t.Errorf("the controller does not say how it pins samples (%q):\n%s", say, log.String())
+		}
 	}
 }
 
@@ -113,16 +143,20 @@ func verdictOf(r *bisect.Result) string {
 	return string(r.Status) + " " + strings.Join(hs, ",")
 }
 
-// checkPinned: every sample index was taken by one host, the same for
-// every commit: hosts[index mod len(hosts)]; and every host took some.
-func checkPinned(t *testing.T, ctx context.Context, pool *pgxpool.Pool, hosts []string) {
+// checkBlocks: sample i of each end (a commit of ends) was taken by host
+// i mod len(hosts); sample i of every other commit by block[i mod
+// len(block)] of the block the controller gave it (block(hash)), 1 to
+// len(hosts) distinct hosts; every host took two or more samples. It
+// returns the other commits' blocks.
+func checkBlocks(t *testing.T, ctx context.Context, pool *pgxpool.Pool, hosts, ends []string,
+	block func(hash string) []string) map[string][]string {
 	t.Helper()
 	rows, err := pool.Query(ctx, `SELECT commit_hash, sample_index, host FROM fleet_samples ORDER BY commit_hash, sample_index`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	n, by := 0, map[string]int{}
+	n, by, blocks := 0, map[string]int{}, map[string][]string{}
 	for rows.Next() {
 		var c, h string
 		var i int
@@ -130,17 +164,29 @@ func checkPinned(t *testing.T, ctx context.Context, pool *pgxpool.Pool, hosts []
 			t.Fatal(err)
 		}
 		n, by[h] = n+1, by[h]+1
-		if want := hosts[i%len(hosts)]; h != want {
-			t.Errorf("commit %.10s sample %d taken by %s, want %s", c, i+1, h, want)
+		b := block(c)
+		if slices.Contains(ends, c) && !slices.Equal(b, hosts) {
+			t.Errorf("end %.10s: block %v, want %v", c, b, hosts)
+			b = hosts
+		}
+		if !slices.Contains(ends, c) {
+			blocks[c] = b
+		}
+		if len(b) == 0 || len(b) > len(hosts) || len(slices.Compact(slices.Sorted(slices.Values(b)))) != len(b) {
+			t.Fatalf("commit %.10s: block %v, want 1..%d distinct hosts of %v", c, b, len(hosts), hosts)
+		}
+		if want := b[i%len(b)]; h != want {
+			t.Errorf("commit %.10s sample %d taken by %s, want %s (block %v)", c, i+1, h, want, b)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(by) != len(hosts) || n < 30 {
+	if len(by) != len(hosts) || n < 2*len(hosts) {
 		t.Errorf("%d samples by host %v: want every one of %v", n, by, hosts)
 	}
-	t.Logf("%d samples by host %v", n, by)
+	t.Logf("%d samples by host %v; other commits' blocks %v", n, by, blocks)
+	return blocks
 }
 
 // startPlantedFleet starts one in-process worker per host of

@@ -36,7 +36,7 @@ func TestFleetBisectThreeWorkers(t *testing.T) {
 			"--heartbeat", "500ms", "--rescue-after", "3s", "--sample-delay", delay)
 	}
 	db := connect(t, dsn)
-	// The controller pins samples to the hosts it sees at the start: all three.
+	// The controller pins the ends to the hosts it sees at the start: all three.
 	waitFor(t, "three workers", time.Minute, []*proc{workers["h1"], workers["h2"], workers["h3"]}, func() bool {
 		var n int
 		err := db.QueryRow(ctx, `SELECT count(DISTINCT host) FROM fleet_workers WHERE NOT stopped`).Scan(&n)
@@ -82,10 +82,11 @@ func TestFleetBisectThreeWorkers(t *testing.T) {
 	if got.verdict() != want.verdict() {
 		t.Errorf("fleet verdict %q, local verdict %q", got.verdict(), want.verdict())
 	}
-	// Samples are pinned to hosts; the killed host's job went to the
-	// shared queue, and a controller said so.
+	// The ends are pinned to every host, other commits to blocks of the
+	// planner's hosts; the killed host's job went to the shared queue,
+	// and a controller said so.
 	logs := ctrl.log.String() + rerun.log.String()
-	for _, say := range []string{"sample i of every commit runs on host i mod 3 of h1, h2, h3", "fleet: host h1 is gone"} {
+	for _, say := range []string{"fleet: ends pinned to host i mod 3 of h1, h2, h3; other commits on blocks of", "fleet: host h1 is gone"} {
 		if !strings.Contains(logs, say) {
 			t.Errorf("no controller says %q", say)
 		}

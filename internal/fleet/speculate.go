@@ -15,13 +15,14 @@ import (
 type jobSpan struct {
 	id       int64
 	first, n int
+	queue    string
 }
 
 // jobs lists the measure jobs of c under this Measurer's spec, in any
 // state (a cancelled or discarded job still covers its samples: its
 // error is the answer), by first sample.
 func (m *Measurer) jobs(ctx context.Context, c bisect.Commit) ([]jobSpan, error) {
-	rows, err := m.c.Pool.Query(ctx, `SELECT id, (args->>'first')::int, (args->>'n')::int FROM river_job
+	rows, err := m.c.Pool.Query(ctx, `SELECT id, (args->>'first')::int, (args->>'n')::int, queue FROM river_job
 		WHERE kind = $1 AND args->>'spec_key' = $2 AND args->>'commit' = $3
 		ORDER BY (args->>'first')::int, id`, MeasureArgs{}.Kind(), m.specKey, c.Hash)
 	if err != nil {
@@ -31,7 +32,7 @@ func (m *Measurer) jobs(ctx context.Context, c bisect.Commit) ([]jobSpan, error)
 	var js []jobSpan
 	for rows.Next() {
 		var j jobSpan
-		if err := rows.Scan(&j.id, &j.first, &j.n); err != nil {
+		if err := rows.Scan(&j.id, &j.first, &j.n, &j.queue); err != nil {
 			return nil, err
 		}
 		js = append(js, j)
@@ -43,7 +44,7 @@ func (m *Measurer) jobs(ctx context.Context, c bisect.Commit) ([]jobSpan, error)
 // covering jobs' ids, the one covering from first. Samples no job covers
 // get new jobs of at most g samples (never overlapping another job, so no
 // index is taken twice; one sample, in its host's queue, when samples
-// are pinned: pin.go), at River priority prio (1 highest, 4 lowest);
+// are pinned: block.go), at River priority prio (1 highest, 4 lowest);
 // a covering job waiting at a lower priority is raised to prio.
 func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, prio int) ([]int64, error) {
 	js, err := m.jobs(ctx, c)
@@ -64,7 +65,7 @@ func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, pri
 			i = j.first + j.n
 			continue
 		}
-		queue, most := m.queueFor(ctx, i, g)
+		queue, most := m.queueFor(ctx, c, js, i, g)
 		n := min(most, to-i, next(js, i)-i)
 		args := MeasureArgs{SpecKey: m.specKey, Spec: m.spec, Commit: c.Hash, First: i, N: n}
 		res, err := m.c.client.Insert(ctx, args, &river.InsertOpts{Queue: queue, MaxAttempts: MaxAttempts,
@@ -79,7 +80,7 @@ func (m *Measurer) ensure(ctx context.Context, c bisect.Commit, from, to, g, pri
 			m.Enqueued++
 		}
 		fmt.Fprintf(m.c.Log, "  fleet: %s job %d: %s samples %d..%d (priority %d, queue %s)\n", how, res.Job.ID, c.Short, i+1, i+n, prio, res.Job.Queue)
-		js = append(js, jobSpan{id: res.Job.ID, first: i, n: n})
+		js = append(js, jobSpan{id: res.Job.ID, first: i, n: n, queue: res.Job.Queue})
 		ids = append(ids, res.Job.ID)
 		i += n
 	}
@@ -134,6 +135,7 @@ func (m *Measurer) plan(ctx context.Context, left, runs int) Choice {
 	}
 	ch := Plan(Costs{Hosts: hosts, Build: m.c.Build, Run: m.c.Run, Runs: runs, Left: left})
 	m.choice, m.planned = ch, true
+	m.pin.begun = m.pin.begun || left > 1
 	key := fmt.Sprintf("%d/%d/%d", hosts, ch.Depth, ch.PerCommit)
 	if key != m.said {
 		where := fmt.Sprintf("%d candidates left", left)
