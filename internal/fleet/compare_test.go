@@ -47,6 +47,9 @@ func TestPinnedHostsCompareAsOneHost(t *testing.T) {
 		t.Errorf("three hosts: %s, %+.2f %%; one host: %s, %+.2f %% (want worse on both, within 0.3 points)",
 			got.Verdict, 100*got.Delta, want.Verdict, 100*want.Delta)
 	}
+	if len(got.HostFactors) != len(plantedSpeeds) {
+		t.Errorf("host factors %v: want one for each of %d hosts", got.HostFactors, len(plantedSpeeds))
+	}
 	for h, speed := range plantedSpeeds {
 		if r := got.HostFactors[h] / got.HostFactors["h2"]; math.Abs(r/speed-1) > 0.006 {
 			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, got.HostFactors)

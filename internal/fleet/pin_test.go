@@ -82,6 +82,9 @@ func TestPinnedHostsBisectAsOneHost(t *testing.T) {
 		t.Errorf("three hosts: %s; one host: %s", g, w)
 	}
 	f := got.Result.HostFactors
+	if len(f) != len(plantedSpeeds) {
+		t.Errorf("host factors %v: want one for each of %d hosts", f, len(plantedSpeeds))
+	}
 	for h, speed := range plantedSpeeds {
 		if r := f[h] / f["h2"]; math.Abs(r/speed-1) > 0.003 {
 			t.Errorf("host %s: factor %.4f of h2's, planted %.2f (factors %v)", h, r, speed, f)
