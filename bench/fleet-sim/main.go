@@ -3,10 +3,12 @@
 // engine (bisect.Engine, DefaultConfig) whose Measurer models k hosts
 // taking the fleet controller's jobs (per-host build caching, River's
 // priority order, the planner's choice per round, Prefetch speculation).
-// As the fleet is built, with two or more hosts sample i of every commit
-// is pinned to host i mod k, one sample a job in the host's own queue
-// (pin.go); -unpinned models the fleet before pinning (a job goes to
-// whichever host is free) and -pin-plan a proposal. Samples name their
+// As the fleet is built (since 5db425c), with two or more hosts the ends
+// are pinned to host i mod k and every other commit to a block of the
+// plan's hosts, one sample a job in the host's own queue (pin.go);
+// -pin-all models every commit pinned to host i mod k (the fleet
+// 67c8e8f..5db425c), -unpinned the fleet before pinning (a job goes to
+// whichever host is free). Samples name their
 // host, so the engine's host blocking runs (-anon: off; -spread plants
 // host speeds).
 // For each cost setting (build time, run time) and each k it prints the
@@ -15,7 +17,7 @@
 // speculation on k commits at once.
 //
 //	go run ./bench/fleet-sim [-commits 1000] [-hosts 1,2,4,8] [-build 20m,1m] [-run 1m,1m] [-seeds 5]
-//		[-unpinned [-affinity]] [-pin-plan] [-spread 0.03] [-anon] [-shared]
+//		[-unpinned [-affinity] | -pin-all] [-spread 0.03] [-anon] [-shared]
 package main
 
 import (
@@ -39,7 +41,7 @@ var (
 	idleAffinity bool
 	shared       bool
 	copyTime     time.Duration
-	pin          = pinAll
+	pin          = pinPlan
 	anon         bool
 	spread       float64
 )
@@ -68,18 +70,18 @@ func main() {
 	flag.BoolVar(&idleAffinity, "affinity-idle", false, "like -affinity, but a job is left only to an idle host with its build (what a worker can do by snoozing a job)")
 	flag.BoolVar(&affinity, "affinity", false, "hosts prefer jobs of commits they have built, and leave a job to a host with its build when that host is free within a build time (not built in the fleet: River gives a job to whichever host asks first)")
 	unpinned := flag.Bool("unpinned", false, "jobs go to whichever host is free, as before pinning (the fleet until 67c8e8f)")
-	pinPlanFlag := flag.Bool("pin-plan", false, "the proposal (not built): the endpoints pinned to host i mod k, every other commit to a block of the plan's PerCommit hosts")
+	pinAllFlag := flag.Bool("pin-all", false, "sample i of every commit pinned to host i mod k (the fleet 67c8e8f..5db425c); the default pins the ends so and every other commit to a block of the plan's hosts, as built")
 	flag.BoolVar(&anon, "anon", false, "samples name no host: the engine's host blocking is off")
 	flag.Float64Var(&spread, "spread", 0, "planted host speeds, evenly from 1-spread to 1+spread")
 	flag.Parse()
-	if *unpinned && *pinPlanFlag {
-		fail(fmt.Errorf("-unpinned and -pin-plan: choose one"))
+	if *unpinned && *pinAllFlag {
+		fail(fmt.Errorf("-unpinned and -pin-all: choose one"))
 	}
 	if *unpinned {
 		pin = pinNone
 	}
-	if *pinPlanFlag {
-		pin = pinPlan
+	if *pinAllFlag {
+		pin = pinAll
 	}
 	if pin != pinNone && (affinity || idleAffinity) {
 		fail(fmt.Errorf("-affinity needs -unpinned: a pinned sample's host is fixed"))

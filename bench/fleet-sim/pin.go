@@ -12,14 +12,15 @@ import (
 type pinning int
 
 const (
-	// pinAll is the fleet as built (internal/fleet pin.go): with two or
-	// more hosts, sample i of every commit goes to host i mod k, one
-	// sample a job, through the host's own queue.
+	// pinAll is the fleet 67c8e8f..5db425c (-pin-all): with two or more
+	// hosts, sample i of every commit goes to host i mod k, one sample a
+	// job, through the host's own queue.
 	pinAll pinning = iota
 	// pinNone is the fleet before pinning (-unpinned): every job goes to
 	// the shared queue, whichever host is free takes it.
 	pinNone
-	// pinPlan is the proposal (-pin-plan, not built): a commit the engine
+	// pinPlan is the fleet as built (internal/fleet block.go, the
+	// default; it was proposed here as -pin-plan): a commit the engine
 	// measures at the start (the endpoints, planned with no range yet) is
 	// pinned as pinAll; every other commit gets, at its first job, a block
 	// of the plan's PerCommit hosts (the next ones after the last block,
@@ -37,9 +38,9 @@ func (p pinning) String() string {
 	case pinNone:
 		return "jobs go to whichever host is free (-unpinned: the fleet before pinning)"
 	case pinPlan:
-		return "the endpoints pinned to host i mod k, every other commit to a block of the plan's hosts a commit (-pin-plan: the proposal, not built)"
+		return "the ends pinned to host i mod k, every other commit to a block of the plan's hosts (the fleet as built)"
 	}
-	return "sample i of every commit pinned to host i mod k, one sample a job (the fleet as built)"
+	return "sample i of every commit pinned to host i mod k, one sample a job (-pin-all: the fleet 67c8e8f..5db425c)"
 }
 
 // A block is the hosts a commit's samples are pinned to, in order.
