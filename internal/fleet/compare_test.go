@@ -3,7 +3,6 @@ package fleet_test
 import (
 	"bytes"
 	"context"
-	"io"
 	"math"
 	"path/filepath"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	"github.com/perfbisect/perfbisect/internal/bisect"
 	"github.com/perfbisect/perfbisect/internal/fleet"
 	"github.com/perfbisect/perfbisect/internal/pipeline"
-	"github.com/perfbisect/perfbisect/internal/store"
-	"github.com/perfbisect/perfbisect/internal/ui"
 )
 
 // TestPinnedHostsCompareAsOneHost: compare --fleet on three hosts of
@@ -69,16 +66,7 @@ func TestPinnedHostsCompareAsOneHost(t *testing.T) {
 func compareDryRun(t *testing.T, ctx context.Context, dsn string, spec pipeline.Spec, runs int,
 	remote func(*pipeline.Measurer) (bisect.Measurer, error)) *pipeline.Comparison {
 	t.Helper()
-	st, err := store.Open(ctx, dsn, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tg, err := pipeline.Open(ctx, st, spec, ui.New(io.Discard, io.Discard, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
+	tg := openDryRun(t, ctx, dsn, spec)
 	c, err := pipeline.ComparePair(ctx, tg, tg, "11.8.6", "12.0.1",
 		pipeline.CompareOptions{Runs: runs, Fresh: true, Config: pipeline.ConfigFor(spec), Remote: remote})
 	if err != nil {

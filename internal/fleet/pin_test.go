@@ -176,21 +176,28 @@ func firstTaken(is []int, n int) bool {
 func bisectDryRun(t *testing.T, ctx context.Context, dsn string, spec pipeline.Spec,
 	remote func(*pipeline.Measurer) (bisect.Measurer, error)) *pipeline.Outcome {
 	t.Helper()
-	st, err := store.Open(ctx, dsn, store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	tg, err := pipeline.Open(ctx, st, spec, ui.New(io.Discard, io.Discard, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.Close()
-	out, err := tg.Bisect(ctx, pipeline.BisectOptions{Good: "11.8.6", Bad: "12.0.1", Config: pipeline.ConfigFor(spec), Remote: remote})
+	out, err := openDryRun(t, ctx, dsn, spec).Bisect(ctx, pipeline.BisectOptions{Good: "11.8.6", Bad: "12.0.1", Config: pipeline.ConfigFor(spec), Remote: remote})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// openDryRun opens the dry-run target of spec on the store dsn, closed
+// with its store at the end of the test.
+func openDryRun(t *testing.T, ctx context.Context, dsn string, spec pipeline.Spec) *pipeline.Target {
+	t.Helper()
+	st, err := store.Open(ctx, dsn, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tg, err := pipeline.Open(ctx, st, spec, ui.New(io.Discard, io.Discard, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tg.Close() })
+	return tg
 }
 
 func verdictOf(r *bisect.Result) string {
