@@ -109,18 +109,21 @@ func (r *run) inGradual(c Commit) bool {
 // change that did not stand out from the between-build spread) instead
 // widens the pair while each neighbouring commit pair shows a step in the
 // candidate's direction.
-func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force bool) (int, int, error) {
+func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force bool) (l, h int, limited bool, err error) {
 	if !force {
 		if cu.ShareHigh == cu.ShareLow || (cu.ShareHigh >= gradualShare && cu.ShareOfRange >= gradualPoint) {
-			return lo, hi, nil
+			return lo, hi, false, nil
 		}
 		r.event("verify", "%s explains %.0f %% of its range's change: looking for the rest beside it", cu.Commit.Short, 100*cu.ShareOfRange)
-		l, h, ok, err := r.window(ctx, s, lo, hi, cu.Effect)
-		if err != nil || !ok {
-			return lo, hi, err
+		l, h, w, err := r.window(ctx, s, lo, hi, cu.Effect)
+		if err != nil || !w.gradual {
+			if w.limited {
+				r.levelLimited(cu, w.levels, cu.Effect.Delta < 0)
+			}
+			return lo, hi, w.limited, err
 		}
 		cu.Gradual = true
-		return l, h, nil
+		return l, h, false, nil
 	}
 	cs := s.commits
 	down := cu.Effect.Delta < 0
@@ -136,11 +139,11 @@ func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force
 		return ch.Differs && (ch.Delta < 0) == down, nil
 	}
 	r.event("verify", "%s explains %.0f %% of its range's change: testing its neighbours", cu.Commit.Short, 100*cu.ShareOfRange)
-	l, h := lo, hi
+	l, h = lo, hi
 	for k := 0; k < gradualReach && l > 0; k++ {
 		ok, err := step(cs[l-1], cs[l])
 		if err != nil {
-			return lo, hi, err
+			return lo, hi, false, err
 		}
 		if !ok {
 			break
@@ -150,7 +153,7 @@ func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force
 	for k := 0; k < gradualReach && h < len(cs)-1; k++ {
 		ok, err := step(cs[h], cs[h+1])
 		if err != nil {
-			return lo, hi, err
+			return lo, hi, false, err
 		}
 		if !ok {
 			break
@@ -158,11 +161,11 @@ func (r *run) spread(ctx context.Context, s span, lo, hi int, cu *Culprit, force
 		h++
 	}
 	if l == lo && h == hi || !r.holdsHalf(cs[l], cs[h], s.first(), s.last()) {
-		return lo, hi, nil
+		return lo, hi, false, nil
 	}
 	cu.Gradual = true
 	r.addGradual(s, l, h)
-	return l, h, nil
+	return l, h, false, nil
 }
 
 // holdsHalf reports whether the change from a to b (medians of all their
@@ -210,22 +213,26 @@ const gradualWindow = 2
 // span's ends, towards each other (restBeside, no runs). The pair need not
 // have verified (a step of a gradual change can be below MinEffect), but
 // the window's whole change (the sides and the pair's step from its
-// verification runs) must hold at least half the span's. When it does,
-// the window is recorded as a gradual change, and the returned bounds
-// are the window's, clipped to s.
-func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h int, ok bool, err error) {
+// verification runs) must hold at least half the span's. Side steps
+// between single builds can also be code layout: when they pass, the
+// level test's rounds (levelRounds) must find the levels before and
+// after the pair different by more than the spread between builds of one
+// level allows, else the window is no change at all (limited). When it
+// passes, the window is recorded as a gradual change, and the returned
+// bounds are the window's, clipped to s.
+func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h int, w windowOutcome, err error) {
 	if restBeside(r, s, lo, hi) < restGate {
-		return lo, hi, false, nil
+		return lo, hi, w, nil
 	}
 	ext, off, err := r.widen(ctx, s, gradualWindow)
 	if err != nil {
-		return lo, hi, false, err
+		return lo, hi, w, err
 	}
 	cs := ext.commits
 	elo, ehi := lo+off, hi+off
 	el, eh := max(0, elo-gradualWindow), min(len(cs)-1, ehi+gradualWindow)
 	if el == elo && eh == ehi {
-		return lo, hi, false, nil
+		return lo, hi, w, nil
 	}
 	first, last := median(r.l.xs(s.first())), median(r.l.xs(s.last()))
 	down := last < first
@@ -238,7 +245,7 @@ func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h
 	}
 	z, d, err := r.sideSteps(ctx, pairs, down)
 	if err != nil {
-		return lo, hi, false, err
+		return lo, hi, w, err
 	}
 	// The window's whole change (its sides and the pair's own step) must
 	// also hold at least half the span's: offsets between builds of one
@@ -247,10 +254,29 @@ func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h
 	r.event("verify", "the commits beside %s..%s carry %.1f standard errors more of the change; the window holds %.0f %% of it",
 		cs[elo].Short, cs[ehi].Short, z, 100*whole/math.Abs(last-first))
 	if z < stats.ZQuantile(1-gradualAlpha/verifyLooks) || whole < math.Abs(last-first)/2 {
-		return lo, hi, false, nil
+		return lo, hi, w, nil
 	}
+	// The sides' far builds were tested because they step: the level
+	// test is taken without them.
+	if w.levels, err = r.levelRounds(ctx, s, lo, hi, s.commits[lo], s.commits[hi], down, []Commit{cs[el], cs[eh]}); err != nil {
+		return lo, hi, w, err
+	}
+	if w.levels.failed || !w.levels.differ() {
+		r.event("verify", "the builds after %s are not clearly off the builds before it: the steps beside it are differences between builds", cs[ehi].Short)
+		w.limited = true
+		return lo, hi, w, nil
+	}
+	w.gradual = true
 	r.addGradual(ext, el, eh)
-	return max(0, el-off), min(len(s.commits)-1, eh-off), true, nil
+	return max(0, el-off), min(len(s.commits)-1, eh-off), w, nil
+}
+
+// A windowOutcome is what the window test found: a gradual change
+// (recorded), or levels that do not differ beyond the spread between
+// builds (limited), with the level test's figures.
+type windowOutcome struct {
+	gradual, limited bool
+	levels           levelOutcome
 }
 
 // sideSteps measures the steps of pairs with fresh interleaved runs, in
@@ -353,8 +379,8 @@ func (r *run) gradualAround(ctx context.Context, s span, lo, hi int, c Culprit) 
 	if c.Effect.P >= gradualAlpha || (c.Effect.Delta < 0) != spanDown {
 		return nil, false, nil
 	}
-	l, h, ok, err := r.window(ctx, s, lo, hi, c.Effect)
-	if err != nil || !ok {
+	l, h, w, err := r.window(ctx, s, lo, hi, c.Effect)
+	if err != nil || !w.gradual {
 		return nil, false, err
 	}
 	return r.remaining(s, l, h), true, nil

@@ -39,48 +39,109 @@ func levelSizes(c Config) [2]int {
 // commits around the pair: the window is recorded as gradual and the
 // culprit marked part of it.
 func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bool, error) {
-	// Past the ends of a half or a remaining range when a side is short
-	// in it: a change spread over the commits around the pair continues
-	// there.
-	ext, off, err := r.widen(ctx, s, levelReach)
+	down := cu.Effect.Delta < 0
+	o, err := r.levelRounds(ctx, s, lo, hi, cu.Parent, cu.Commit, down, nil)
 	if err != nil {
 		return false, err
 	}
-	left, right := levelBuilds(ext.commits, lo+off, hi+off, func(c Commit) bool { _, bad := r.l.failed[c.Hash]; return !bad })
-	pair := []Commit{cu.Parent, cu.Commit}
-	down := cu.Effect.Delta < 0
-	rounds := map[int]int{} // run number -> round
-	start := r.l.runs
-	var st levelStats
-	for look, n := range levelSizes(r.cfg) {
-		if left, right, err = r.inRounds(ctx, [][]Commit{left, pair, right}, start, n, rounds); err != nil {
-			return false, err
-		}
-		if len(left) == 0 || len(right) == 0 || len(r.l.since(cu.Parent, start)) == 0 || len(r.l.since(cu.Commit, start)) == 0 {
-			r.warnf("%s: the builds of its level test failed (see skipped): its step could not be checked against the steps between builds; not named", cu.Commit.Short)
-			return false, nil
-		}
-		st = r.levelStep(left, pair, right, start, rounds, down)
-		levels := st.d > st.seD*st.crit(levelAlphas[look])
-		if levels && st.rest < levelRestZ[look]*st.seRest {
-			r.levels = r.levels.with(st.spread)
-			return true, nil
-		}
+	if o.failed {
+		r.levelLimited(cu, o, down)
+		return false, nil
 	}
-	r.levels = r.levels.with(st.spread)
+	if o.single {
+		return true, nil
+	}
+	st := o.st
 	scale := 100 / math.Abs(cu.Effect.OldMedian)
-	if st.d > st.seD*st.crit(levelAlphas[len(levelAlphas)-1]) {
+	if o.differ() {
 		// The levels differ, and the rest of the change lies beside the pair.
 		r.warnf("%s: the builds around it differ by %+.2f %% (+- %.2f) and the step of the pair carries %+.2f %% of it: the change is spread over the commits around it",
 			cu.Commit.Short, along(st.d, down)*scale, st.seD*scale, along(st.d-st.rest, down)*scale)
 		cu.Gradual = true
-		r.addGradual(ext, max(0, lo+off-gradualWindow), min(len(ext.commits)-1, hi+off+gradualWindow))
+		r.addGradual(o.ext, max(0, lo+o.off-gradualWindow), min(len(o.ext.commits)-1, hi+o.off+gradualWindow))
 		return true, nil
 	}
+	r.levelLimited(cu, o, down)
+	return false, nil
+}
+
+// levelLimited records that culprit cu's step did not stand out from the
+// spread between builds in level test o (or that o's builds failed), and
+// warns.
+func (r *run) levelLimited(cu *Culprit, o levelOutcome, down bool) {
+	if o.failed {
+		r.warnf("%s: the builds of its level test failed (see skipped): its step could not be checked against the steps between builds; not named", cu.Commit.Short)
+		return
+	}
+	scale := 100 / math.Abs(cu.Effect.OldMedian)
 	r.res.BuildVariance.Limited = true
 	r.warnf("%s: the %d builds after it are not clearly %s than the %d before it (%+.2f %% +- %.2f, measured in rounds): its step (%+.2f %%) is a difference between builds, limited by build-to-build variance, not run noise; not named",
-		cu.Commit.Short, len(right), r.cfg.Metric.Words(cu.Effect.Delta), len(left), along(st.d, down)*scale, st.seD*scale, 100*cu.Effect.Delta)
-	return false, nil
+		cu.Commit.Short, o.nr, r.cfg.Metric.Words(cu.Effect.Delta), o.nl, along(o.st.d, down)*scale, o.st.seD*scale, 100*cu.Effect.Delta)
+}
+
+// A levelOutcome is what the level test's rounds found about the pair
+// (lo, hi] of a span: its figures at the last look taken, the number of
+// builds on each side, the span widened past its ends (ext, with off
+// commits put before).
+type levelOutcome struct {
+	st     levelStats
+	nl, nr int
+	ext    span
+	off    int
+	// single: at some look the levels differed and the pair's own step
+	// left no clear part of it beside the pair.
+	single bool
+	// failed: a side, or a build of the pair, had no usable runs.
+	failed bool
+}
+
+// differ reports whether the levels before and after the pair differ
+// in the change's direction at the last look.
+func (o levelOutcome) differ() bool {
+	return o.single || o.st.d > o.st.seD*o.st.crit(levelAlphas[len(levelAlphas)-1])
+}
+
+// levelRounds runs the level test's rounds for the pair (lo, hi] of s,
+// whose builds are parent and commit, in the direction down says, and
+// adds the spread between its builds of one side to the bisect's pool.
+// The builds of avoid (chosen by an earlier test because they step) are
+// not among the sides' builds.
+func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commit Commit, down bool, avoid []Commit) (levelOutcome, error) {
+	// Past the ends of a half or a remaining range when a side is short
+	// in it: a change spread over the commits around the pair continues
+	// there.
+	var o levelOutcome
+	ext, off, err := r.widen(ctx, s, levelReach+len(avoid))
+	if err != nil {
+		return o, err
+	}
+	o.ext, o.off = ext, off
+	usable := func(c Commit) bool {
+		_, bad := r.l.failed[c.Hash]
+		return !bad && !slices.ContainsFunc(avoid, func(a Commit) bool { return a.Hash == c.Hash })
+	}
+	left, right := levelBuilds(ext.commits, lo+off, hi+off, usable)
+	pair := []Commit{parent, commit}
+	rounds := map[int]int{} // run number -> round
+	start := r.l.runs
+	for look, n := range levelSizes(r.cfg) {
+		if left, right, err = r.inRounds(ctx, [][]Commit{left, pair, right}, start, n, rounds); err != nil {
+			return o, err
+		}
+		o.nl, o.nr = len(left), len(right)
+		if len(left) == 0 || len(right) == 0 || len(r.l.since(parent, start)) == 0 || len(r.l.since(commit, start)) == 0 {
+			o.failed = true
+			return o, nil
+		}
+		o.st = r.levelStep(left, pair, right, start, rounds, down)
+		levels := o.st.d > o.st.seD*o.st.crit(levelAlphas[look])
+		if levels && o.st.rest < levelRestZ[look]*o.st.seRest {
+			o.single = true
+			break
+		}
+	}
+	r.levels = r.levels.with(o.st.spread)
+	return o, nil
 }
 
 // A levelPool sums, over level tests, the spread of the builds' medians

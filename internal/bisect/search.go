@@ -116,9 +116,14 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			}
 		}
 		if c.Verified {
-			l, h, err := r.spread(ctx, s, lo, hi, &c, false)
+			l, h, limited, err := r.spread(ctx, s, lo, hi, &c, false)
 			if err != nil {
 				return nil, err
+			}
+			if limited { // the window's level test found no change
+				c.Verified, c.Effect.BuildLimited = false, true
+				r.res.Rejected = append(r.res.Rejected, c)
+				return r.remaining(s, l, h), nil
 			}
 			if !c.Gradual && r.needsControls(s, lo, hi, c) {
 				ok, err := r.levelled(ctx, s, lo, hi, &c)
@@ -135,7 +140,7 @@ func (r *run) searchSpan(ctx context.Context, s span) ([]span, error) {
 			return r.remaining(s, l, h), nil
 		}
 		if c.Effect.BuildLimited {
-			l, h, err := r.spread(ctx, s, lo, hi, &c, true)
+			l, h, _, err := r.spread(ctx, s, lo, hi, &c, true)
 			if err != nil {
 				return nil, err
 			}
