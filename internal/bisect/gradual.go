@@ -48,11 +48,17 @@ func (r *run) groupGradual() {
 			cs = append(cs, cand{c, false})
 		}
 	}
-	slices.SortFunc(cs, func(a, b cand) int {
+	slices.SortStableFunc(cs, func(a, b cand) int {
 		if a.c.Branch != b.c.Branch {
 			return strings.Compare(a.c.Branch, b.c.Branch)
 		}
 		return r.pos[a.c.Commit.Hash] - r.pos[b.c.Commit.Hash]
+	})
+	// A commit rejected twice (searched again after its ends were
+	// re-measured), or verified after a rejection, is one step: its
+	// first entry (a culprit's, when verified) stands for it.
+	cs = slices.CompactFunc(cs, func(a, b cand) bool {
+		return a.c.Branch == b.c.Branch && a.c.Commit.Hash == b.c.Commit.Hash
 	})
 	for i := 0; i < len(cs); {
 		j := i + 1

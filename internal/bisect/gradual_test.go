@@ -142,3 +142,41 @@ func TestWindowRefusesOffsetSides(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupGradualNeedsTwoCommits: a commit rejected twice (its range
+// searched again after the ends were re-measured) is one step, not a
+// group of two: up to 59b8ffb groupGradual reported "2 neighbouring
+// commits from X to X" as a gradual change (bench/accuracy seed 2000035,
+// A/A). Two distinct neighbouring rejected steps still form a group.
+func TestGroupGradualNeedsTwoCommits(t *testing.T) {
+	cs := make([]Commit, 8)
+	for i := range cs {
+		cs[i] = Commit{Hash: fmt.Sprintf("c%d", i), Short: fmt.Sprintf("c%d", i)}
+	}
+	levels := []float64{1000, 1000, 1000, 995, 990, 990, 990, 990}
+	group := func(rejected ...int) *Result {
+		l, err := newLedger(context.Background(), nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, level := range levels {
+			l.add(cs[i], l.get(cs[i]), []Sample{{Value: level}, {Value: level}, {Value: level}})
+		}
+		r := &run{l: l, cfg: DefaultConfig, pos: map[string]int{}, res: &Result{Good: cs[0], Bad: cs[7], Regression: true}}
+		for i, c := range cs {
+			r.pos[c.Hash] = i
+		}
+		for _, i := range rejected {
+			r.res.Rejected = append(r.res.Rejected, Culprit{Commit: cs[i], Parent: cs[i-1], Branch: BranchBad,
+				Effect: Change{Delta: levels[i]/levels[i-1] - 1, P: 0.001}})
+		}
+		r.groupGradual()
+		return r.res
+	}
+	if res := group(4, 4); len(res.Gradual) > 0 {
+		t.Errorf("one commit rejected twice grouped as gradual: %+v (warnings %q)", res.Gradual, res.Warnings)
+	}
+	if res := group(3, 4); len(res.Gradual) != 1 || len(res.Gradual[0].Commits) != 2 {
+		t.Errorf("two neighbouring rejected steps: gradual %+v, want one range of 2 commits", res.Gradual)
+	}
+}
