@@ -264,7 +264,7 @@ func (r *run) window(ctx context.Context, s span, lo, hi int, pair Change) (l, h
 	}
 	// The sides' far builds were tested because they step: the level
 	// test is taken without them.
-	if w.levels, err = r.levelRounds(ctx, s, lo, hi, s.commits[lo], s.commits[hi], down, []Commit{cs[el], cs[eh]}); err != nil {
+	if w.levels, err = r.levelRounds(ctx, s, lo, hi, s.commits[lo], s.commits[hi], down, []Commit{cs[el], cs[eh]}, true); err != nil {
 		return lo, hi, w, err
 	}
 	if w.levels.failed || !w.levels.differ() {

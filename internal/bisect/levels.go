@@ -40,7 +40,7 @@ func levelSizes(c Config) [2]int {
 // culprit marked part of it.
 func (r *run) levelled(ctx context.Context, s span, lo, hi int, cu *Culprit) (bool, error) {
 	down := cu.Effect.Delta < 0
-	o, err := r.levelRounds(ctx, s, lo, hi, cu.Parent, cu.Commit, down, nil)
+	o, err := r.levelRounds(ctx, s, lo, hi, cu.Parent, cu.Commit, down, nil, false)
 	if err != nil {
 		return false, err
 	}
@@ -105,8 +105,10 @@ func (o levelOutcome) differ() bool {
 // whose builds are parent and commit, in the direction down says, and
 // adds the spread between its builds of one side to the bisect's pool.
 // The builds of avoid (chosen by an earlier test because they step) are
-// not among the sides' builds.
-func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commit Commit, down bool, avoid []Commit) (levelOutcome, error) {
+// not among the sides' builds. With differOnly, the first look whose
+// levels differ ends the test (single is then not set): the caller asks
+// only whether the levels differ.
+func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commit Commit, down bool, avoid []Commit, differOnly bool) (levelOutcome, error) {
 	// Past the ends of a half or a remaining range when a side is short
 	// in it: a change spread over the commits around the pair continues
 	// there.
@@ -135,6 +137,9 @@ func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commi
 		}
 		o.st = r.levelStep(left, pair, right, start, rounds, down)
 		levels := o.st.d > o.st.seD*o.st.crit(levelAlphas[look])
+		if levels && differOnly {
+			break
+		}
 		if levels && o.st.rest < levelRestZ[look]*o.st.seRest {
 			o.single = true
 			break
