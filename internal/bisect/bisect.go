@@ -187,11 +187,16 @@ func MeasureValues(ctx context.Context, m SampleMeasurer, c Commit, first, n int
 	if err != nil {
 		return nil, err
 	}
+	return Values(ss), nil
+}
+
+// Values returns the samples' values.
+func Values(ss []Sample) []float64 {
 	out := make([]float64, len(ss))
 	for i, s := range ss {
 		out[i] = s.Value
 	}
-	return out, nil
+	return out
 }
 
 // An Identifier is a Measurer that can name the binary a commit builds

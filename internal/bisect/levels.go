@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 
@@ -385,14 +386,9 @@ func roundMedians(cells []map[int]float64) []float64 {
 }
 
 func mapValues(m map[int]float64) []float64 {
-	keys := make([]int, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make([]float64, len(keys))
-	for i, k := range keys {
-		out[i] = m[k]
+	out := make([]float64, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
 	}
 	return out
 }

@@ -187,7 +187,8 @@ func (b *Builder) failure(ctx context.Context, src Source, p *progress, step str
 		return fmt.Errorf("building %s: %s: %w", src.Name(), step, err)
 	}
 	logPath := b.LogPath(src.TreeHash())
-	if reason := hostFault(exit, logPath); reason != "" {
+	tail := tailFile(logPath, hostFaultLines)
+	if reason := hostFault(exit, tail); reason != "" {
 		p.phase("%s FAILED because of this machine (%s), log %s", step, reason, logPath)
 		return &HostError{Source: src.Name(), Step: step, LogPath: logPath, Reason: reason, Err: err}
 	}
@@ -197,7 +198,7 @@ func (b *Builder) failure(ctx context.Context, src Source, p *progress, step str
 		TreeHash: src.TreeHash(),
 		Step:     step,
 		LogPath:  logPath,
-		Tail:     tailFile(logPath, TailLines),
+		Tail:     tail[max(0, len(tail)-TailLines):],
 		Err:      err,
 	}
 }

@@ -79,14 +79,15 @@ var hostFaults = []string{
 const hostFaultLines = 200
 
 // hostFault returns why a failed step is the machine's fault, or "": a
-// step killed by a signal, or a log line of hostFaults.
-func hostFault(exit *exec.ExitError, logPath string) string {
+// step killed by a signal, or a line of tail (the log's last
+// hostFaultLines) of hostFaults.
+func hostFault(exit *exec.ExitError, tail []string) string {
 	if exit != nil {
 		if ws, ok := exit.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			return "killed by " + ws.Signal().String()
 		}
 	}
-	for _, line := range tailFile(logPath, hostFaultLines) {
+	for _, line := range tail {
 		for _, f := range hostFaults {
 			if strings.Contains(line, f) {
 				return strings.TrimSpace(line)

@@ -32,7 +32,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -180,14 +181,9 @@ func HostSummary(ctx context.Context, pool *pgxpool.Pool, specKey string) (strin
 	if err != nil {
 		return "", err
 	}
-	hosts := make([]string, 0, len(runs))
-	for h := range runs {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	parts := make([]string, len(hosts))
-	for i, h := range hosts {
-		parts[i] = fmt.Sprintf("%s %d", h, runs[h])
+	parts := make([]string, 0, len(runs))
+	for _, h := range slices.Sorted(maps.Keys(runs)) {
+		parts = append(parts, fmt.Sprintf("%s %d", h, runs[h]))
 	}
 	return strings.Join(parts, ", "), nil
 }

@@ -140,8 +140,8 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOpti
 	blocked, factors := bisect.BlockByHost([][]bisect.Sample{sa, sb})
 	c := compareSamples(blocked[0], blocked[1], cfg)
 	c.HostFactors = factors
-	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(blocked[0]), Samples: values(sa)}
-	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(blocked[1]), Samples: values(sb)}
+	c.A = Compared{Revision: a, Commit: ca, Median: stats.Median(blocked[0]), Samples: bisect.Values(sa)}
+	c.B = Compared{Revision: b, Commit: cb, Median: stats.Median(blocked[1]), Samples: bisect.Values(sb)}
 	c.Taken, c.Reused = m.Taken, m.Reused
 	if mb != m {
 		c.Taken, c.Reused = c.Taken+mb.Taken, c.Reused+mb.Reused
@@ -153,15 +153,6 @@ func ComparePair(ctx context.Context, ta, tb *Target, a, b string, o CompareOpti
 		c.B.Revision, c.B.Patch = b+" + "+tb.patch.Name, tb.patch
 	}
 	return c, nil
-}
-
-// values returns the samples' values.
-func values(ss []bisect.Sample) []float64 {
-	out := make([]float64, len(ss))
-	for i, s := range ss {
-		out[i] = s.Value
-	}
-	return out
 }
 
 // compareSamples applies the verdict rules to two sets of samples.
