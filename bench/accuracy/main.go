@@ -277,6 +277,19 @@ func printTargets(w io.Writer, rows []row) {
 		fmt.Fprintf(w, "- results with a gradual range in rows without one: %s\n", strings.Join(says, "; "))
 	}
 	for _, r := range rows {
+		if r.kind != kindOffsets || len(r.out) == 0 {
+			continue
+		}
+		var past, falsePast, falseRest int
+		for _, o := range r.out {
+			past += b2i(o.pastHalf)
+			falsePast += b2i(o.pastHalf && o.falseCulprit)
+			falseRest += b2i(!o.pastHalf && o.falseCulprit)
+		}
+		fmt.Fprintf(w, "- %s at cv %g %%: the culprit's or its parent's build past half the step in %d of %d histories; false answers %d among them, %d among the rest\n",
+			r.kind, 100*r.cv, past, len(r.out), falsePast, falseRest)
+	}
+	for _, r := range rows {
 		if r.kind != kindGradual || len(r.out) == 0 {
 			continue
 		}

@@ -154,6 +154,7 @@ type outcome struct {
 	fairFalse           bool
 	lone                bool           // gradual: some commits named culprits, not all three, no range covering them
 	saysGradual         bool           // the result holds a gradual range
+	pastHalf            bool           // offsets: the culprit's or its parent's build sits past half the step
 	res                 *bisect.Result // kept for -trace only
 	why                 string         // for -v: the result's warnings when not exact
 }
@@ -205,6 +206,7 @@ func (s *scenario) run(ctx context.Context, cfg bisect.Config) (outcome, error) 
 	if (!o.exact && len(s.truth) > 0) || o.falseCulprit || (s.kind == kindSingle && o.builds > int(math.Ceil(math.Log2(float64(s.n))))+3) {
 		o.why = fmt.Sprintf("%sseed %d: %s ratio %.1f n %d builds %d status %s culprits %d rejected %d skipped %d warnings %q", map[bool]string{true: "FALSE "}[o.falseCulprit], s.seed, s.kind, s.ratio, s.n, o.builds, res.Status, len(res.Culprits), len(res.Rejected), len(res.Skipped), res.Warnings)
 	}
+	o.pastHalf = s.pastHalf()
 	bound := int(math.Ceil(math.Log2(float64(s.n)))) + 3
 	o.withinBuildBound = o.builds <= bound
 	o.buildsOver = max(0, o.builds-bound)
@@ -226,4 +228,24 @@ func sameSet(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// pastHalf reports whether, with build offsets, the culprit's own build
+// measures nearer its parent's level than its own, or the parent's build
+// nearer the culprit's: then the largest step between builds is not at
+// the culprit however many runs are taken, and where the change lies is
+// ambiguous by construction.
+func (s *scenario) pastHalf() bool {
+	if s.m.offsetSD == 0 || len(s.truth) != 1 {
+		return false
+	}
+	i := slices.IndexFunc(s.h.main, func(c bisect.Commit) bool { return c.Hash == s.truth[0] })
+	if i < 1 {
+		return false
+	}
+	c, p := s.h.main[i], s.h.main[i-1]
+	step := (s.m.level[c.Hash] - s.m.level[p.Hash]) / s.m.sd // in run sds
+	half := math.Abs(step) / 2
+	sign := math.Copysign(1, step)
+	return sign*s.m.offset(c.Hash) < -half || sign*s.m.offset(p.Hash) > half
 }

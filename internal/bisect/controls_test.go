@@ -186,3 +186,76 @@ func TestLevelTestRefusesOffsetPair(t *testing.T) {
 		}
 	}
 }
+
+// TestInsideDiffer: the inside test of ordered midpoints (giveUp) on
+// seeded spans of 40 commits whose builds are off their level by 0.5 run
+// sds. With no change and the ends 1 sd off either way (they differ, and
+// every midpoint lies between them) the builds just inside the ends must
+// not differ in more than 10 of 100 seeds (the test is one-sided at about
+// 5.5 % over its two looks); with a real change of 2.5 run sds spread
+// over the middle commits they must differ in at least 95.
+func TestInsideDiffer(t *testing.T) {
+	const n, cv, seeds = 40, 0.02, 100
+	sd := cv * baseTPS
+	for _, real := range []bool{false, true} {
+		differ := 0
+		for seed := uint64(1); seed <= seeds; seed++ {
+			steps := map[int]float64{}
+			if real {
+				for i := 12; i < 28; i++ {
+					steps[i] = -2.5 * cv / 16
+				}
+			}
+			s := linearScenario(seed, n, cv, steps)
+			rng := rand.New(rand.NewPCG(seed, 96))
+			for i := 1; i < n; i++ {
+				s.m.level[s.main[i]] += 0.5 * sd * rng.NormFloat64()
+			}
+			if !real {
+				s.m.level[s.main[0]] = baseTPS + sd
+				s.m.level[s.main[n]] = baseTPS - sd
+			}
+			ctx := context.Background()
+			cs, err := s.h.Range(ctx, s.main[0], s.main[n])
+			if err != nil {
+				t.Fatal(err)
+			}
+			good, err := s.h.Resolve(ctx, s.main[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := newLedger(ctx, s.m, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &run{l: l, cfg: DefaultConfig, verdicts: map[string][]Verdict{}, pos: map[string]int{}, res: &Result{}}
+			sp := span{commits: append([]Commit{good}, cs...)}
+			// The search's runs of the ends, for the run noise.
+			if _, err := l.interleave(ctx, "bisect", sp.first(), sp.last(), 10); err != nil {
+				t.Fatal(err)
+			}
+			d, known, err := r.insideDiffer(ctx, sp, 0, n, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !known {
+				t.Fatalf("seed %d: %d commits, yet the inside test could not say", seed, n)
+			}
+			differ += b2i(d)
+		}
+		switch {
+		case !real && differ > 10:
+			t.Errorf("no change, ends off their level: the builds inside differ in %d of %d seeds, want at most 10", differ, seeds)
+		case real && differ < seeds-5:
+			t.Errorf("a change spread over the middle: the builds inside differ in %d of %d seeds, want at least %d", differ, seeds, seeds-5)
+		}
+		t.Logf("real %v: the builds inside differ in %d of %d seeds", real, differ, seeds)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -138,6 +138,8 @@ func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commi
 		}
 		o.st = r.levelStep(left, pair, right, start, rounds, down)
 		levels := o.st.d > o.st.seD*o.st.crit(levelAlphas[look])
+		r.event("verify", "level test of %s, look %d (%d runs a build): the levels %s (%.2f standard errors, needs %.2f)",
+			commit.Short, look+1, n, map[bool]string{true: "differ", false: "do not differ yet"}[levels], o.st.d/o.st.seD, o.st.crit(levelAlphas[look]))
 		if levels && differOnly {
 			break
 		}
@@ -391,4 +393,55 @@ func mapValues(m map[int]float64) []float64 {
 		out = append(out, m[k])
 	}
 	return out
+}
+
+// insideDiffer reports whether the builds just inside the bracket (lo,
+// hi] of s, up to levelReach after cs[lo] and as many before cs[hi],
+// differ in the direction down says by more than builds of one level
+// differ among themselves, measured in rounds with the two ends (the
+// level test's statistic and looks). Ends whose difference is only
+// their own builds' code layout put every midpoint between them, where
+// a few lie in order by chance; builds just inside such ends do not
+// differ. known is false when the bracket holds too few usable builds
+// to say.
+func (r *run) insideDiffer(ctx context.Context, s span, lo, hi int, down bool) (differ, known bool, err error) {
+	cs := s.commits
+	usable := func(c Commit) bool { _, bad := r.l.failed[c.Hash]; return !bad }
+	var left, right []Commit
+	for i, j := lo+1, hi-1; i < j && (len(left) < levelReach || len(right) < levelReach); {
+		if len(left) < levelReach {
+			if usable(cs[i]) {
+				left = append(left, cs[i])
+			}
+			i++
+		}
+		if i < j && len(right) < levelReach {
+			if usable(cs[j]) {
+				right = append(right, cs[j])
+			}
+			j--
+		}
+	}
+	if len(left) < 2 || len(right) < 2 {
+		return false, false, nil
+	}
+	ends := []Commit{cs[lo], cs[hi]}
+	rounds := map[int]int{}
+	start := r.l.runs
+	for look, n := range levelSizes(r.cfg) {
+		if left, right, err = r.inRounds(ctx, [][]Commit{left, ends, right}, start, n, rounds); err != nil {
+			return false, true, err
+		}
+		if len(left) < 2 || len(right) < 2 || len(r.l.since(cs[lo], start)) == 0 || len(r.l.since(cs[hi], start)) == 0 {
+			return false, false, nil
+		}
+		st := r.levelStep(left, ends, right, start, rounds, down)
+		differ = st.d > st.seD*st.crit(levelAlphas[look])
+		r.event("verify", "builds inside %s..%s, look %d (%d runs a build): they %s (%.2f standard errors, needs %.2f)",
+			cs[lo].Short, cs[hi].Short, look+1, n, map[bool]string{true: "differ", false: "do not differ yet"}[differ], st.d/st.seD, st.crit(levelAlphas[look]))
+		if differ {
+			break
+		}
+	}
+	return differ, true, nil
 }

@@ -264,6 +264,19 @@ func (r *run) giveUp(ctx context.Context, s span, b *bracket) error {
 			s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta, ch.P)
 	} else {
 		if r.ordered(s, b.lo(), b.hi()) {
+			// In order by chance between ends that are themselves off
+			// their level? Then the builds just inside the ends do not
+			// differ.
+			differ, known, err := r.insideDiffer(ctx, s, b.lo(), b.hi(), ch.Delta < 0)
+			if err != nil {
+				return err
+			}
+			if known && !differ {
+				r.res.BuildVariance.Limited = true
+				r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends) and lie in order, but the builds just inside the ends do not differ beyond the spread between builds: the ends' difference is their builds' code layout, limited by build-to-build variance; range left unresolved",
+					s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
+				return errGiveUp
+			}
 			r.warnf("%s..%s: %d midpoints fit neither end (%+.2f %% between the ends) and lie in order between them: the change looks gradual",
 				s.first().Short, s.last().Short, b.ambiguous, 100*ch.Delta)
 			r.addGradual(s, b.lo(), b.hi())
