@@ -139,7 +139,7 @@ func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commi
 		o.st = r.levelStep(left, pair, right, start, rounds, down)
 		levels := o.st.d > o.st.seD*o.st.crit(levelAlphas[look])
 		r.event("verify", "level test of %s, look %d (%d runs a build): the levels %s (%.2f standard errors, needs %.2f)",
-			commit.Short, look+1, n, map[bool]string{true: "differ", false: "do not differ yet"}[levels], o.st.d/o.st.seD, o.st.crit(levelAlphas[look]))
+			commit.Short, look+1, n, differWord(levels, look), o.st.d/o.st.seD, o.st.crit(levelAlphas[look]))
 		if levels && differOnly {
 			break
 		}
@@ -438,10 +438,21 @@ func (r *run) insideDiffer(ctx context.Context, s span, lo, hi int, down bool) (
 		st := r.levelStep(left, ends, right, start, rounds, down)
 		differ = st.d > st.seD*st.crit(levelAlphas[look])
 		r.event("verify", "builds inside %s..%s, look %d (%d runs a build): they %s (%.2f standard errors, needs %.2f)",
-			cs[lo].Short, cs[hi].Short, look+1, n, map[bool]string{true: "differ", false: "do not differ yet"}[differ], st.d/st.seD, st.crit(levelAlphas[look]))
+			cs[lo].Short, cs[hi].Short, look+1, n, differWord(differ, look), st.d/st.seD, st.crit(levelAlphas[look]))
 		if differ {
 			break
 		}
 	}
 	return differ, true, nil
+}
+
+// differWord says, for progress, what a look of the level test found.
+func differWord(differ bool, look int) string {
+	switch {
+	case differ:
+		return "differ"
+	case look < len(levelAlphas)-1:
+		return "do not differ yet"
+	}
+	return "do not differ"
 }
