@@ -2,6 +2,7 @@ package bisect
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -124,32 +125,54 @@ func (r *run) levelRounds(ctx context.Context, s span, lo, hi int, parent, commi
 		return !bad && !slices.ContainsFunc(avoid, func(a Commit) bool { return a.Hash == c.Hash })
 	}
 	left, right := levelBuilds(ext.commits, lo+off, hi+off, usable)
-	pair := []Commit{parent, commit}
+	label := "level test of " + commit.Short
+	var failed bool
+	o.st, o.nl, o.nr, failed, err = r.roundLooks(ctx, label, left, []Commit{parent, commit}, right, down, 1,
+		func(st levelStats, look int, levels bool) bool {
+			if levels && differOnly {
+				return true
+			}
+			if levels && st.rest < levelRestZ[look]*st.seRest {
+				o.single = true
+				return true
+			}
+			return false
+		})
+	if err != nil || failed {
+		o.failed = failed
+		return o, err
+	}
+	r.levels = r.levels.with(o.st.spread)
+	return o, nil
+}
+
+// roundLooks measures left, pair and right in rounds (one run of each
+// build a round), look after look (levelSizes), and takes the level
+// test's figures at each; done, given a look's figures and whether the
+// levels differ at that look's level, ends the looks early. failed: a
+// side kept fewer than least usable builds, or a build of the pair has no
+// runs. Each look is reported as progress under label.
+func (r *run) roundLooks(ctx context.Context, label string, left, pair, right []Commit, down bool, least int,
+	done func(st levelStats, look int, levels bool) bool) (st levelStats, nl, nr int, failed bool, err error) {
 	rounds := map[int]int{} // run number -> round
 	start := r.l.runs
 	for look, n := range levelSizes(r.cfg) {
 		if left, right, err = r.inRounds(ctx, [][]Commit{left, pair, right}, start, n, rounds); err != nil {
-			return o, err
+			return st, nl, nr, false, err
 		}
-		o.nl, o.nr = len(left), len(right)
-		if len(left) == 0 || len(right) == 0 || len(r.l.since(parent, start)) == 0 || len(r.l.since(commit, start)) == 0 {
-			o.failed = true
-			return o, nil
+		nl, nr = len(left), len(right)
+		if nl < least || nr < least || len(r.l.since(pair[0], start)) == 0 || len(r.l.since(pair[1], start)) == 0 {
+			return st, nl, nr, true, nil
 		}
-		o.st = r.levelStep(left, pair, right, start, rounds, down)
-		levels := o.st.d > o.st.seD*o.st.crit(levelAlphas[look])
-		r.event("verify", "level test of %s, look %d (%d runs a build): the levels %s (%.2f standard errors, needs %.2f)",
-			commit.Short, look+1, n, differWord(levels, look), o.st.d/o.st.seD, o.st.crit(levelAlphas[look]))
-		if levels && differOnly {
-			break
-		}
-		if levels && o.st.rest < levelRestZ[look]*o.st.seRest {
-			o.single = true
+		st = r.levelStep(left, pair, right, start, rounds, down)
+		levels := st.d > st.seD*st.crit(levelAlphas[look])
+		r.event("verify", "%s, look %d (%d runs a build): the levels %s (%.2f standard errors, needs %.2f)",
+			label, look+1, n, differWord(levels, look), st.d/st.seD, st.crit(levelAlphas[look]))
+		if done(st, look, levels) {
 			break
 		}
 	}
-	r.levels = r.levels.with(o.st.spread)
-	return o, nil
+	return st, nl, nr, false, nil
 }
 
 // A levelPool sums, over level tests, the spread of the builds' medians
@@ -425,25 +448,13 @@ func (r *run) insideDiffer(ctx context.Context, s span, lo, hi int, down bool) (
 	if len(left) < 2 || len(right) < 2 {
 		return false, false, nil
 	}
-	ends := []Commit{cs[lo], cs[hi]}
-	rounds := map[int]int{}
-	start := r.l.runs
-	for look, n := range levelSizes(r.cfg) {
-		if left, right, err = r.inRounds(ctx, [][]Commit{left, ends, right}, start, n, rounds); err != nil {
-			return false, true, err
-		}
-		if len(left) < 2 || len(right) < 2 || len(r.l.since(cs[lo], start)) == 0 || len(r.l.since(cs[hi], start)) == 0 {
-			return false, false, nil
-		}
-		st := r.levelStep(left, ends, right, start, rounds, down)
-		differ = st.d > st.seD*st.crit(levelAlphas[look])
-		r.event("verify", "builds inside %s..%s, look %d (%d runs a build): they %s (%.2f standard errors, needs %.2f)",
-			cs[lo].Short, cs[hi].Short, look+1, n, differWord(differ, look), st.d/st.seD, st.crit(levelAlphas[look]))
-		if differ {
-			break
-		}
+	label := fmt.Sprintf("builds inside %s..%s", cs[lo].Short, cs[hi].Short)
+	_, _, _, failed, err := r.roundLooks(ctx, label, left, []Commit{cs[lo], cs[hi]}, right, down, 2,
+		func(_ levelStats, _ int, levels bool) bool { differ = levels; return levels })
+	if err != nil {
+		return false, true, err
 	}
-	return differ, true, nil
+	return differ, !failed, nil
 }
 
 // differWord says, for progress, what a look of the level test found.
